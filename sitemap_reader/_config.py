@@ -1,0 +1,140 @@
+"""Frozen configuration: limits, timeouts, retries, scope. A leaf module.
+
+Every object validates itself in ``__post_init__`` and is changed with
+``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+# -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
+# larger than 50MB (52,428,800 bytes)" uncompressed, for a sitemap and for an index alike.
+MAX_URLS_PER_SITEMAP = 50_000
+MAX_BYTES_PER_SITEMAP = 52_428_800
+# -- https://www.sitemaps.org/protocol.html#locdef: "must be less than 2,048 characters".
+MAX_LOC_LENGTH = 2_048
+
+
+class ScopePolicy(str, enum.Enum):
+    """Which page URLs a sitemap may vouch for (PROTOCOL.md, "Where URLs are valid")."""
+
+    STRICT = "strict"  # sitemaps.org location rule, plus robots.txt vouching / cross-submission
+    HOST = "host"  # same host (any scheme, port or folder)
+    OFF = "off"  # keep everything
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """Bounds that protect the reader. All are per document unless they say otherwise."""
+
+    max_bytes: int = MAX_BYTES_PER_SITEMAP  # decompressed bytes one document may have
+    max_urls: int = MAX_URLS_PER_SITEMAP  # entries past this are reported ...
+    cut_at_max_urls: bool = False  # ... and, when True, the document is cut there
+    max_loc_length: int = MAX_LOC_LENGTH  # a longer <loc> is dropped and reported
+    # A text node, comment, CDATA section or text line that grows past this ends the
+    # document: feeding such a token chunk after chunk must not cost unbounded memory.
+    max_token_bytes: int = 1_048_576
+    max_feed_bytes: int = 10_485_760  # feeds are parsed whole (feedparser), so cap them lower
+    max_depth: int = 10  # nested indexes; the first sitemap is depth 0, robots.txt does not count
+    max_sitemaps: int = 100_000  # documents fetched in one run
+    max_redirects: int = 5
+    max_concurrency: int = 16  # requests in flight, all hosts together
+    per_host: int = 4  # requests in flight to one host
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_bytes",
+            "max_urls",
+            "max_loc_length",
+            "max_token_bytes",
+            "max_feed_bytes",
+            "max_sitemaps",
+            "max_concurrency",
+            "per_host",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Limits.{name} must be at least 1")
+        if self.max_depth < 0 or self.max_redirects < 0:
+            raise ValueError("Limits.max_depth and Limits.max_redirects must not be negative")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """Seconds. ``None`` means no bound for that phase."""
+
+    connect: float | None = 10.0
+    read: float | None = 30.0  # between two reads of one response
+    request: float | None = 300.0  # one whole request, body included
+    deadline: float | None = None  # the whole run
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "read", "request", "deadline"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"Timeouts.{name} must be positive or None")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """Retries on connection errors, timeouts, 408, 429 and 5xx; never on other 4xx."""
+
+    attempts: int = 3  # tries in all, the first included
+    backoff: float = 0.5  # first wait in seconds; grows exponentially, with full jitter
+    max_backoff: float = 10.0
+    max_retry_after: float = 60.0  # a longer Retry-After is capped to this
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError("RetryPolicy.attempts must be at least 1")
+        if self.backoff < 0 or self.max_backoff < 0 or self.max_retry_after < 0:
+            raise ValueError("RetryPolicy waits must not be negative")
+
+
+# Where sites keep a sitemap that robots.txt does not name: the defaults of WordPress core
+# (wp-sitemap.xml), Yoast and Rank Math (sitemap_index.xml), generators that write
+# sitemap.xml(.gz) or sitemap.txt, and sitemap-index.xml (Astro, next-sitemap and others).
+WELL_KNOWN_PATHS: tuple[str, ...] = (
+    "/sitemap.xml",
+    "/sitemap_index.xml",
+    "/sitemap-index.xml",
+    "/wp-sitemap.xml",
+    "/sitemap.xml.gz",
+    "/sitemap.txt",
+)
+
+DEFAULT_USER_AGENT = "sitemap-reader (+https://pypi.org/project/sitemap-reader/)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderConfig:
+    """Everything a :class:`SitemapReader` and a :class:`SitemapParser` are told."""
+
+    limits: Limits = field(default_factory=Limits)
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    scope: ScopePolicy = ScopePolicy.STRICT
+    user_agent: str = DEFAULT_USER_AGENT
+    # Paths tried when robots.txt names no sitemap; () turns the probing off.
+    well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
+    # A relative <loc> is invalid; True resolves it against the document's URL (reported).
+    resolve_relative: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.scope, ScopePolicy):
+            object.__setattr__(self, "scope", ScopePolicy(self.scope))
+        if not self.user_agent.strip():
+            raise ValueError("ReaderConfig.user_agent must not be empty")
+        for path in self.well_known_paths:
+            if not path.startswith("/"):
+                raise ValueError(f"well-known path {path!r} must start with '/'")
+
+
+DEFAULT_LIMITS = Limits()
+DEFAULT_TIMEOUTS = Timeouts()
+DEFAULT_RETRY = RetryPolicy()
+DEFAULT_CONFIG = ReaderConfig()

@@ -1,0 +1,77 @@
+"""Dates as sitemaps and feeds write them: W3C Datetime, the variants real sites use, RFC 822.
+
+Returns timezone-aware datetimes or None; never raises for input text. A value with a time
+but no zone is taken as UTC (what search engines do); a date alone is midnight UTC.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
+from functools import lru_cache
+
+# -- https://www.w3.org/TR/NOTE-datetime, loosened the way real files need: a space for the
+# "T", one-digit months and days, any number of fraction digits, "+hhmm" or "+hh" zones.
+_W3C = re.compile(
+    r"(\d{4})(?:-(\d\d?)(?:-(\d\d?)"
+    r"(?:[Tt ]+(\d\d?):(\d\d)(?::(\d\d)(?:[.,](\d+))?)?"
+    r" ?([Zz]|UTC|GMT|[+-]\d\d(?::?\d\d)?)?)?)?)?",
+    re.ASCII,
+)
+
+_ZONES: dict[str, timezone] = {}
+
+
+def _zone(text: str | None) -> timezone:
+    if text is None or text in ("Z", "z", "UTC", "GMT"):
+        return timezone.utc
+    tz = _ZONES.get(text)
+    if tz is None:
+        sign = -1 if text[0] == "-" else 1
+        digits = text[1:].replace(":", "")
+        hours, minutes = int(digits[:2]), int(digits[2:4] or 0)
+        if hours > 23 or minutes > 59:
+            raise ValueError(text)
+        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
+        _ZONES[text] = tz
+    return tz
+
+
+@lru_cache(maxsize=16_384)  # sitemaps repeat a few values thousands of times
+def parse_datetime(text: str) -> datetime | None:
+    """Parse a lastmod/pubDate/updated value; None when it is not a date."""
+    value = text.strip()
+    if not value:
+        return None
+    match = _W3C.fullmatch(value)
+    if match is not None:
+        year, month, day, hour, minute, second, fraction, zone = match.groups()
+        try:
+            micro = int((fraction or "0")[:6].ljust(6, "0"))
+            return datetime(
+                int(year),
+                int(month or 1),
+                int(day or 1),
+                int(hour or 0),
+                int(minute or 0),
+                int(second or 0),
+                micro,
+                tzinfo=_zone(zone),
+            )
+        except ValueError:
+            return None
+    return _parse_rfc822(value)
+
+
+def _parse_rfc822(value: str) -> datetime | None:
+    # -- RFC 822 section 5 as RSS 2.0 uses it ("Sat, 07 Sep 2002 00:00:01 GMT").
+    if not any(c.isalpha() for c in value):
+        return None
+    try:
+        parsed = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if parsed.tzinfo is None:  # "-0000" means "zone unknown"; we take it as UTC
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed

@@ -1,0 +1,133 @@
+"""What every format handler shares: the document's name, its limits, its output and its tally.
+
+Tolerated faults (a bad lastmod, a relative loc, ...) are counted per kind and reported as
+one Problem per kind when the document ends, not one per entry: a 50,000-URL file with a
+broken generator must not bury its records under 50,000 Problems.
+"""
+
+from __future__ import annotations
+
+from .._config import Limits
+from .._models import Entry, Event, Problem, SitemapRef
+from ._util import has_scheme, is_http_url, resolve, shorten
+
+# kind -> the words a tally message uses for it
+_TALLY_WORDS = {
+    "invalid-loc": "values that are not an absolute http(s) URL were dropped",
+    "relative-loc": "relative URLs were dropped (the protocol wants absolute ones)",
+    "relative-loc-resolved": "relative URLs were resolved against the document's URL",
+    "loc-too-long": "URLs longer than the limit were dropped",
+    "missing-loc": "entries without a <loc> were dropped",
+    "invalid-lastmod": "lastmod values were not dates and were left out",
+    "invalid-changefreq": "changefreq values were not one of the protocol's and were left out",
+    "invalid-priority": "priority values were not numbers from 0.0 to 1.0 and were left out",
+    "encoding": "lines were not UTF-8; their other bytes were percent-encoded",
+    "invalid-extension": "extension values were malformed and were left out",
+}
+
+
+class Document:
+    """The state of one document being read, shared by the parser and its format handler."""
+
+    __slots__ = (
+        "ended",
+        "entries",
+        "fatal",
+        "limits",
+        "out",
+        "refs",
+        "resolve_relative",
+        "tally",
+        "url",
+    )
+
+    def __init__(self, url: str, limits: Limits, resolve_relative: bool) -> None:
+        self.url = url
+        self.limits = limits
+        self.resolve_relative = resolve_relative
+        self.out: list[Event] = []
+        self.tally: dict[str, list[object]] = {}  # kind -> [count, first example]
+        self.entries = 0
+        self.refs = 0
+        self.ended = False  # no more input is read (a fatal problem, a cut, or close)
+        self.fatal: Problem | None = None
+
+    def note(self, kind: str, example: str) -> None:
+        """Count one tolerated fault; the first example is kept for the message."""
+        slot = self.tally.get(kind)
+        if slot is None:
+            self.tally[kind] = [1, example]
+        else:
+            slot[0] += 1  # type: ignore[operator]
+
+    def report(self, kind: str, message: str) -> None:
+        """A tolerated, document-level fault reported once (a wrong namespace, say)."""
+        self.out.append(Problem(kind, self.url, message))
+
+    def fail(self, kind: str, message: str) -> None:
+        """End the document: what was emitted stands, nothing after this is read."""
+        if self.ended:
+            return
+        self.ended = True
+        self.fatal = Problem(kind, self.url, message, True)
+
+    def check_loc(self, raw: str) -> str | None:
+        """The loc to emit for ``raw`` (already stripped), or None when it must be dropped."""
+        if len(raw) > self.limits.max_loc_length:
+            self.note("loc-too-long", f"{len(raw)} characters: {shorten(raw, 60)}")
+            return None
+        if is_http_url(raw):
+            return raw
+        if not raw:
+            self.note("missing-loc", "an empty <loc>")
+            return None
+        if has_scheme(raw) and not raw.startswith("//"):
+            self.note("invalid-loc", shorten(raw))
+            return None
+        if self.resolve_relative and is_http_url(self.url):
+            resolved = resolve(self.url, raw)
+            if resolved is not None:
+                self.note("relative-loc-resolved", f"{shorten(raw)} -> {shorten(resolved)}")
+                return resolved
+        self.note("relative-loc", shorten(raw))
+        return None
+
+    def count_entry(self) -> bool:
+        """Count one entry; False when it falls past ``max_urls`` and the document is cut."""
+        self.entries += 1
+        if self.entries > self.limits.max_urls:
+            if self.limits.cut_at_max_urls:
+                self.entries -= 1
+                self.fail(
+                    "too-many-urls",
+                    f"more than {self.limits.max_urls:,} entries: the document was cut there",
+                )
+                return False
+            if self.entries == self.limits.max_urls + 1:
+                self.note("too-many-urls", "")
+        return True
+
+    def emit(self, event: Entry | SitemapRef) -> None:
+        self.out.append(event)
+
+    def finish(self) -> None:
+        """Report the tally, then the fatal problem if any (it stays the last event)."""
+        self.ended = True
+        for kind, (count, example) in self.tally.items():
+            if kind == "too-many-urls":
+                excess = self.entries - self.limits.max_urls
+                message = (
+                    f"{self.entries:,} entries, {excess:,} more than the limit of "
+                    f"{self.limits.max_urls:,} a sitemap may hold; all were read"
+                )
+            else:
+                message = f"{count:,} {_TALLY_WORDS.get(kind, kind)} (first: {example})"
+            self.out.append(Problem(kind, self.url, message))
+        self.tally.clear()
+        if self.fatal is not None:
+            self.out.append(self.fatal)
+
+    def take(self) -> list[Event]:
+        out = self.out
+        self.out = []
+        return out

@@ -1,0 +1,91 @@
+"""Raw field text -> records. The one place values are validated, shared by both XML paths.
+
+The exact path (expat) and the fast scanner call these same functions with the same
+stripped strings, so they cannot disagree on a record or a tally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._models import Alternate, ChangeFreq, Entry, Image, News, SitemapRef, Video
+from ._dates import parse_datetime
+from ._doc import Document
+from ._util import shorten
+
+_CHANGEFREQ = {c.value: c for c in ChangeFreq}
+_NO: tuple[()] = ()
+
+
+def emit_entry(
+    doc: Document,
+    loc_raw: str,
+    lastmod_raw: str | None,
+    changefreq_raw: str | None,
+    priority_raw: str | None,
+    images: Sequence[Image] = _NO,
+    videos: Sequence[Video] = _NO,
+    news: Sequence[News] = _NO,
+    alternates: Sequence[Alternate] = _NO,
+) -> bool:
+    """Validate one ``<url>`` and emit it; False when the document is cut (max_urls)."""
+    loc = doc.check_loc(loc_raw)
+    if loc is None:
+        return True
+    if not doc.count_entry():
+        return False
+    lastmod = changefreq = priority = None
+    if lastmod_raw:
+        lastmod = parse_datetime(lastmod_raw)
+        if lastmod is None:
+            doc.note("invalid-lastmod", shorten(lastmod_raw))
+    if changefreq_raw:
+        changefreq = _CHANGEFREQ.get(changefreq_raw) or _CHANGEFREQ.get(changefreq_raw.lower())
+        if changefreq is None:
+            doc.note("invalid-changefreq", shorten(changefreq_raw))
+    if priority_raw:
+        priority = _priority(priority_raw)
+        if priority is None:
+            doc.note("invalid-priority", shorten(priority_raw))
+    if images or videos or news or alternates:
+        doc.out.append(
+            Entry(
+                loc,
+                lastmod,
+                changefreq,
+                priority,
+                doc.url,
+                tuple(images),
+                tuple(videos),
+                tuple(news),
+                tuple(alternates),
+            )
+        )
+    else:
+        doc.out.append(Entry(loc, lastmod, changefreq, priority, doc.url))
+    return True
+
+
+def emit_ref(doc: Document, loc_raw: str, lastmod_raw: str | None) -> bool:
+    """Validate one index ``<sitemap>`` and emit it; False when the document is cut."""
+    loc = doc.check_loc(loc_raw)
+    if loc is None:
+        return True
+    if not doc.count_entry():
+        return False
+    lastmod = None
+    if lastmod_raw:
+        lastmod = parse_datetime(lastmod_raw)
+        if lastmod is None:
+            doc.note("invalid-lastmod", shorten(lastmod_raw))
+    doc.refs += 1
+    doc.out.append(SitemapRef(loc, lastmod, doc.url))
+    return True
+
+
+def _priority(raw: str) -> float | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None  # NaN fails both comparisons

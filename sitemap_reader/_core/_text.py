@@ -1,0 +1,74 @@
+"""Plain-text sitemaps: one absolute URL a line (sitemaps.org#otherformats).
+
+Lines are split on bytes, so a multi-byte character is never cut: no UTF-8 (or GBK)
+continuation byte is ever 0x0A. A line that is not UTF-8 keeps its ASCII and has its other
+bytes percent-encoded, which is how a browser would send them (reported as ``encoding``).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from .._models import Entry
+from ._doc import Document
+
+_ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
+_BOM = b"\xef\xbb\xbf"
+_WS = b" \t\r\n\x0b\x0c"
+
+
+class TextHandler:
+    """Reads one plain-text sitemap into ``doc``."""
+
+    format_name = "text"
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self._rest = b""
+        self._first = True
+        self._skipping = False  # inside a line too long to keep
+
+    def feed(self, data: bytes) -> None:
+        if self._first:
+            self._first = False
+            if data.startswith(_BOM):
+                data = data[3:]
+        lines = data.split(b"\n")
+        if self._rest:
+            lines[0] = self._rest + lines[0]
+        rest = lines.pop()
+        for line in lines:
+            if self._skipping:
+                self._skipping = False
+                continue
+            self._line(line)
+            if self.doc.ended:
+                return
+        if len(rest) > self.doc.limits.max_token_bytes:
+            self.doc.note("loc-too-long", f"a line of more than {len(rest):,} bytes")
+            rest = b""
+            self._skipping = True
+        self._rest = rest
+
+    def close(self) -> None:
+        if self._rest and not self._skipping:
+            self._line(self._rest)
+        self._rest = b""
+
+    def abort(self) -> None:
+        self._rest = b""
+
+    def _line(self, line: bytes) -> None:
+        line = line.strip(_WS)
+        if not line:
+            return
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            text = quote(line, safe=_ASCII_SAFE)
+            self.doc.note("encoding", repr(text[:80]))
+        doc = self.doc
+        loc = doc.check_loc(text)
+        if loc is None or not doc.count_entry():
+            return
+        doc.out.append(Entry(loc, None, None, None, doc.url))

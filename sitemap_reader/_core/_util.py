@@ -1,0 +1,36 @@
+"""Small pure helpers the core's format handlers share."""
+
+from __future__ import annotations
+
+import re
+
+from yarl import URL
+
+# An absolute http(s) URL with a host: what a <loc> must be.
+_HTTP_URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]").match
+# -- RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:").match
+
+
+def is_http_url(value: str) -> bool:
+    """True for an absolute http:// or https:// URL with a host."""
+    return _HTTP_URL(value) is not None
+
+
+def has_scheme(value: str) -> bool:
+    """True when ``value`` starts with a URL scheme (so it is not a relative reference)."""
+    return _SCHEME(value) is not None
+
+
+def resolve(base: str, ref: str) -> str | None:
+    """Resolve a relative reference against ``base``; None when that gives no http(s) URL."""
+    try:
+        joined = str(URL(base).join(URL(ref)))
+    except (ValueError, TypeError):
+        return None
+    return joined if is_http_url(joined) else None
+
+
+def shorten(value: str, limit: int = 80) -> str:
+    """A value as quoted in a message: repr, cut to ``limit`` characters."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")

@@ -1,0 +1,69 @@
+"""The exception tree. Programmer mistakes raise ValueError/TypeError/RuntimeError instead.
+
+    SitemapReaderError
+    ├── ParseError            bad remote content (url, line, offset where known)
+    │   └── UnsafeXMLError    a DTD entity or external reference (defusedxml's refusal)
+    ├── LimitExceeded         a configured limit was reached (bytes, entries, depth, ...)
+    └── FetchError            a document could not be fetched (url)
+        ├── HTTPStatusError   an HTTP status that is not success (status)
+        └── TransportError    timeouts, resets, DNS, refused connections
+
+The core never raises these for remote content: it turns faults into a fatal
+:class:`~sitemap_reader.Problem` whose ``kind`` names the class. They exist for callers who
+ask for exceptions (``Problem`` -> ``raise_for_problem``) and for the I/O layer.
+"""
+
+from __future__ import annotations
+
+
+class SitemapReaderError(Exception):
+    """Base of every error this package raises on purpose."""
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class ParseError(SitemapReaderError):
+    """A document is not what it claims to be, or is not well-formed."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        line: int | None = None,
+        offset: int | None = None,
+    ) -> None:
+        super().__init__(message, url=url)
+        self.line = line
+        self.offset = offset
+
+
+class UnsafeXMLError(ParseError):
+    """The XML declares entities or references external ones; it is refused, never expanded."""
+
+
+class LimitExceeded(SitemapReaderError):
+    """A configured limit (bytes, entries, depth, sitemaps, time) was reached."""
+
+
+class FetchError(SitemapReaderError):
+    """A document could not be fetched."""
+
+
+class HTTPStatusError(FetchError):
+    """The server answered with a status that is not a success."""
+
+    def __init__(self, message: str, *, url: str | None = None, status: int) -> None:
+        super().__init__(message, url=url)
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        """408, 429 and 5xx are worth another try; other 4xx are final."""
+        return self.status in (408, 429) or self.status >= 500
+
+
+class TransportError(FetchError):
+    """Connection refused or reset, DNS failure, timeout: worth another try."""
