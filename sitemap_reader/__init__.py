@@ -29,6 +29,7 @@ from ._errors import (
     TransportError,
     UnsafeXMLError,
 )
+from ._io._walk import Progress
 from ._models import (
     Alternate,
     ChangeFreq,
@@ -39,8 +40,13 @@ from ._models import (
     News,
     Problem,
     SitemapRef,
+    SitemapVisited,
+    Status,
     Video,
 )
+from ._reader import SitemapReader
+from ._serialize import entry_to_dict
+from ._sync import collect_urls_sync, entries_sync, walk_sync
 
 __version__ = "0.1.0"
 
@@ -64,18 +70,26 @@ __all__ = [
     "News",
     "ParseError",
     "Problem",
+    "Progress",
     "ReaderConfig",
     "RetryPolicy",
     "ScopePolicy",
     "SitemapParser",
+    "SitemapReader",
     "SitemapReaderError",
     "SitemapRef",
+    "SitemapVisited",
+    "Status",
     "Timeouts",
     "TransportError",
     "UnsafeXMLError",
     "Video",
     "__version__",
+    "collect_urls_sync",
+    "entries_sync",
+    "entry_to_dict",
     "parse_datetime",
+    "walk_sync",
 ]
 
 # Present the public names as sitemap_reader.X in reprs, docs and tracebacks (as httpx does).

@@ -55,9 +55,17 @@ class FetchError(SitemapReaderError):
 class HTTPStatusError(FetchError):
     """The server answered with a status that is not a success."""
 
-    def __init__(self, message: str, *, url: str | None = None, status: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        status: int,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message, url=url)
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After)
 
     @property
     def retryable(self) -> bool:

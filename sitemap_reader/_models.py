@@ -39,6 +39,7 @@ class Format(str, enum.Enum):
     RSS = "rss"
     ATOM = "atom"
     HTML = "html"  # a web page where a sitemap was expected (soft 404)
+    ROBOTS = "robots"  # a robots.txt (in walk reports)
     UNKNOWN = "unknown"  # XML with another root, or nothing at all
 
     def __str__(self) -> str:
@@ -178,3 +179,44 @@ class Problem(Event):
 
     def __str__(self) -> str:
         return f"{self.url}: {self.message} [{self.kind}]"
+
+
+class Status(str, enum.Enum):
+    """How reading one document ended, in a :class:`SitemapVisited` report."""
+
+    OK = "ok"  # read to the end
+    PARTIAL = "partial"  # read in part: the records before a fault or a limit were kept
+    FAILED = "failed"  # nothing could be read (HTTP error, network, not a sitemap)
+    MISSING = "missing"  # a well-known path probed and not there (no problem reported)
+    UNCHANGED = "unchanged"  # not fetched again: unchanged since the last run
+    SKIPPED = "skipped"  # not fetched: out of scope, too deep, a budget, a disallowed site
+    DUPLICATE = "duplicate"  # already read in this run (also after a redirect)
+    CYCLE = "cycle"  # an index names one of its own ancestors
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapVisited(Event):
+    """The report of one document the walk met: a robots.txt, an index or a sitemap.
+
+    ``url`` is the URL as named (by the user, a robots.txt or an index: ``source``);
+    ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
+    named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
+    what went wrong or was tolerated, ``lastmod`` is what the parent index said.
+    """
+
+    url: str
+    status: Status
+    final_url: str | None = None
+    source: str = ""
+    depth: int = 0
+    format: Format | None = None
+    http_status: int | None = None
+    bytes: int = 0  # as received (compressed where it was)
+    entries: int = 0  # page URLs emitted (after scope)
+    children: int = 0  # sitemaps an index or robots.txt named
+    dropped: tuple[tuple[str, int], ...] = ()
+    problems: tuple[Problem, ...] = ()
+    lastmod: datetime | None = None

@@ -1,0 +1,7 @@
+"""``python -m sitemap_reader``."""
+
+from __future__ import annotations
+
+from ._cli import entrypoint
+
+entrypoint()

@@ -1,0 +1,478 @@
+"""The command line: ``sitemap-reader dump`` and ``sitemap-reader tree``.
+
+A thin client of the public API (it imports ``sitemap_reader`` only). stdout carries
+records only; problems, progress and the summary go to stderr. Exit status: 0 when a
+source was read (even in part), 1 when none could be, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import dataclasses
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import IO, Any
+
+import sitemap_reader as sr
+
+_encode = json.encoder.encode_basestring  # C-accelerated: quotes and escapes a str
+_READ = (sr.Status.OK, sr.Status.PARTIAL)
+_SITEMAP_FORMATS = (
+    sr.Format.URLSET,
+    sr.Format.SITEMAPINDEX,
+    sr.Format.TEXT,
+    sr.Format.RSS,
+    sr.Format.ATOM,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        config = _config(args)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        return int(args.run(args, config))
+    except KeyboardInterrupt:
+        print("sitemap-reader: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (| head): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def entrypoint() -> None:
+    sys.exit(main(sys.argv[1:]))
+
+
+# -- arguments --------------------------------------------------------------------------------
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitemap-reader",
+        description="Read a site's sitemaps (robots.txt, indexes, XML, text, feeds, gzip) "
+        "and print one record per page URL.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {sr.__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    dump = commands.add_parser(
+        "dump",
+        help="print every page URL the sources' sitemaps vouch for",
+        description="Print one record per page URL. SOURCE: a site root "
+        "(https://example.com/), a robots.txt, sitemap or index URL, a local file, or - "
+        "for stdin.",
+    )
+    dump.add_argument("sources", nargs="+", metavar="SOURCE")
+    dump.add_argument("--format", choices=("jsonl", "csv", "txt"), default="jsonl")
+    dump.add_argument("-o", "--output", metavar="FILE", help="write records here, not stdout")
+    dump.add_argument(
+        "--since",
+        metavar="DATE",
+        type=_date,
+        help="keep entries whose lastmod is at or after DATE (entries without one are kept)",
+    )
+    _common(dump)
+    dump.set_defaults(run=_run_dump)
+
+    tree = commands.add_parser(
+        "tree",
+        help="print the sitemap hierarchy with counts, lastmod, status and problems",
+    )
+    tree.add_argument("sources", nargs="+", metavar="SOURCE")
+    _common(tree)
+    tree.set_defaults(run=_run_tree)
+    return parser
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--scope",
+        choices=[p.value for p in sr.ScopePolicy],
+        default=sr.ScopePolicy.STRICT.value,
+        help="strict: the sitemaps.org location rule plus robots.txt vouching (default); "
+        "host: same host only; off: keep everything",
+    )
+    command.add_argument("--max-depth", type=_natural, metavar="N", help="nested index depth (10)")
+    command.add_argument(
+        "--concurrency", type=_positive, metavar="N", help="requests in flight, all hosts (16)"
+    )
+    command.add_argument(
+        "--per-host", type=_positive, metavar="N", help="requests in flight to one host (4)"
+    )
+    command.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", help="per request, body included (300)"
+    )
+    command.add_argument(
+        "--deadline", type=_seconds, metavar="SECONDS", help="the whole run (no deadline)"
+    )
+    command.add_argument("--user-agent", metavar="UA", help="the User-Agent header")
+    command.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="do not try well-known sitemap paths when robots.txt names none",
+    )
+    command.add_argument(
+        "--resolve-relative",
+        action="store_true",
+        help="resolve relative <loc> values against the sitemap URL instead of dropping them",
+    )
+    command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
+    command.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def _natural(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
+def _date(text: str) -> datetime:
+    value = sr.parse_datetime(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (try 2024-05-01)")
+    return value
+
+
+def _config(args: argparse.Namespace) -> sr.ReaderConfig:
+    base = sr.DEFAULT_CONFIG
+    limits = base.limits
+    if args.max_depth is not None:
+        limits = dataclasses.replace(limits, max_depth=args.max_depth)
+    if args.concurrency is not None:
+        limits = dataclasses.replace(limits, max_concurrency=args.concurrency)
+    if args.per_host is not None:
+        limits = dataclasses.replace(limits, per_host=args.per_host)
+    timeouts = base.timeouts
+    if args.timeout is not None:
+        timeouts = dataclasses.replace(timeouts, request=args.timeout)
+    if args.deadline is not None:
+        timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
+    changes: dict[str, Any] = {
+        "limits": limits,
+        "timeouts": timeouts,
+        "scope": sr.ScopePolicy(args.scope),
+        "resolve_relative": args.resolve_relative,
+    }
+    if args.user_agent is not None:
+        changes["user_agent"] = args.user_agent
+    if args.no_probe:
+        changes["well_known_paths"] = ()
+    return dataclasses.replace(base, **changes)
+
+
+# -- dump ---------------------------------------------------------------------------------------
+
+
+def _run_dump(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    if args.output:
+        directory = os.path.dirname(os.path.abspath(args.output))
+        fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
+        try:
+            with open(fd, "w", encoding="utf-8", newline="") as out:
+                code = _dump(args, config, out)
+            os.replace(temp, args.output)  # whole or not at all
+        except BaseException:
+            os.unlink(temp)
+            raise
+        return code
+    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
+    try:
+        return _dump(args, config, out)
+    finally:
+        try:
+            out.flush()
+        finally:
+            out.detach()
+
+
+def _dump(args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str]) -> int:
+    write = _writer(args.format, out)
+    since: datetime | None = args.since
+    console = _Console(args.quiet, args.no_progress)
+
+    async def run() -> _Tally:
+        tally = _Tally()
+        async with sr.SitemapReader(config) as reader:
+            console.start(reader)
+            try:
+                async for batch in reader.walk_batches(*args.sources):
+                    entries = []
+                    for event in batch:
+                        kind = type(event)
+                        if kind is sr.Entry:
+                            if since is None or event.lastmod is None or event.lastmod >= since:  # type: ignore[attr-defined]
+                                entries.append(event)
+                        elif kind is sr.Problem:
+                            console.problem(event)  # type: ignore[arg-type]
+                        else:
+                            tally.visited(event)  # type: ignore[arg-type]
+                    if entries:
+                        tally.written += len(entries)
+                        write(entries)  # type: ignore[arg-type]
+            finally:
+                console.stop()
+            tally.progress = reader.progress
+        return tally
+
+    tally = asyncio.run(run())
+    out.flush()
+    console.summary(tally)
+    return 0 if tally.read else 1
+
+
+def _writer(fmt: str, out: IO[str]) -> Callable[[list[sr.Entry]], None]:
+    if fmt == "txt":
+
+        def write_txt(entries: list[sr.Entry]) -> None:
+            out.write("".join([e.loc + "\n" for e in entries]))
+
+        return write_txt
+    if fmt == "csv":
+        rows = csv.writer(out, lineterminator="\n")
+        rows.writerow(("loc", "lastmod", "changefreq", "priority", "sitemap"))
+
+        def write_csv(entries: list[sr.Entry]) -> None:
+            rows.writerows(
+                (
+                    e.loc,
+                    _iso(e.lastmod) if e.lastmod is not None else "",
+                    e.changefreq.value if e.changefreq is not None else "",
+                    repr(e.priority) if e.priority is not None else "",
+                    e.sitemap,
+                )
+                for e in entries
+            )
+
+        return write_csv
+
+    def write_jsonl(entries: list[sr.Entry]) -> None:
+        out.write("".join([_json_line(e) for e in entries]))
+
+    return write_jsonl
+
+
+_ISO: dict[datetime, str] = {}
+
+
+def _iso(value: datetime) -> str:
+    # Sitemaps repeat a few dates many times, and parse_datetime hands back one object each.
+    text = _ISO.get(value)
+    if text is None:
+        if len(_ISO) > 100_000:
+            _ISO.clear()
+        text = _ISO[value] = value.isoformat()
+    return text
+
+
+def _json_line(e: sr.Entry) -> str:
+    """One JSON object, as json.dumps(entry_to_dict(e), ensure_ascii=False) writes it."""
+    if e.images or e.videos or e.news or e.alternates:
+        return json.dumps(sr.entry_to_dict(e), ensure_ascii=False) + "\n"
+    lastmod = "null" if e.lastmod is None else '"' + _iso(e.lastmod) + '"'
+    changefreq = "null" if e.changefreq is None else '"' + e.changefreq.value + '"'
+    priority = "null" if e.priority is None else repr(e.priority)
+    return (
+        f'{{"loc": {_encode(e.loc)}, "lastmod": {lastmod}, "changefreq": {changefreq}, '
+        f'"priority": {priority}, "sitemap": {_encode(e.sitemap)}}}\n'
+    )
+
+
+# -- tree ---------------------------------------------------------------------------------------
+
+
+def _run_tree(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    console = _Console(args.quiet, args.no_progress)
+
+    async def run() -> tuple[list[sr.SitemapVisited], _Tally]:
+        tally = _Tally()
+        reports: list[sr.SitemapVisited] = []
+        async with sr.SitemapReader(config) as reader:
+            console.start(reader)
+            try:
+                async for batch in reader.walk_batches(*args.sources):
+                    for event in batch:
+                        if type(event) is sr.SitemapVisited:
+                            reports.append(event)
+                            tally.visited(event)
+            finally:
+                console.stop()
+            tally.progress = reader.progress
+        return reports, tally
+
+    reports, tally = asyncio.run(run())
+    _print_tree(reports, sys.stdout)
+    console.summary(tally)
+    return 0 if tally.read else 1
+
+
+def _print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
+    children: dict[str, list[sr.SitemapVisited]] = {}
+    keys = set()
+    for report in reports:
+        keys.add(report.url)
+        if report.final_url:
+            keys.add(report.final_url)
+    roots = []
+    for report in reports:
+        if report.source and report.source in keys:
+            children.setdefault(report.source, []).append(report)
+        else:
+            roots.append(report)
+
+    def show(report: sr.SitemapVisited, prefix: str, last: bool, top: bool) -> None:
+        branch = "" if top else ("└── " if last else "├── ")
+        out.write(f"{prefix}{branch}{_describe(report)}\n")
+        inner = prefix + ("" if top else ("    " if last else "│   "))
+        for problem in report.problems:
+            out.write(f"{inner}  ! {problem.kind}: {problem.message}\n")
+        kids = children.get(report.final_url or report.url, [])
+        if report.final_url and report.final_url != report.url:
+            kids = kids + children.get(report.url, [])
+        for i, kid in enumerate(kids):
+            show(kid, inner, i == len(kids) - 1, False)
+
+    for root in roots:
+        show(root, "", True, True)
+
+
+def _describe(report: sr.SitemapVisited) -> str:
+    parts = [report.url]
+    if report.final_url and report.final_url != report.url:
+        parts.append(f"-> {report.final_url}")
+    if report.format is not None:
+        parts.append(str(report.format))
+    if report.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
+        parts.append(f"{report.children:,} sitemaps")
+    elif report.status in _READ:
+        parts.append(f"{report.entries:,} URLs")
+    dropped = sum(n for _, n in report.dropped)
+    if dropped:
+        parts.append(f"{dropped:,} dropped")
+    if report.lastmod is not None:
+        parts.append(f"lastmod {report.lastmod.date().isoformat()}")
+    parts.append(f"[{report.status}]")
+    return "  ".join(parts)
+
+
+# -- stderr: problems, progress, summary --------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Tally:
+    written: int = 0
+    read: int = 0  # sitemap documents read in whole or part
+    failed: int = 0
+    sitemaps: int = 0
+    dropped: int = 0
+    problems: int = 0
+    progress: Any = None
+
+    def visited(self, report: sr.SitemapVisited) -> None:
+        if report.format is sr.Format.ROBOTS:
+            return
+        if report.status in _READ and report.format in _SITEMAP_FORMATS:
+            self.read += 1
+        if report.status is sr.Status.FAILED:
+            self.failed += 1
+        if report.status not in (sr.Status.MISSING, sr.Status.DUPLICATE):
+            self.sitemaps += 1
+        self.dropped += sum(n for _, n in report.dropped)
+
+
+class _Console:
+    def __init__(self, quiet: bool, no_progress: bool) -> None:
+        self.quiet = quiet
+        self.live = not quiet and not no_progress and sys.stderr.isatty()
+        self.problems = 0
+        self._task: asyncio.Task[None] | None = None
+        self._started = time.monotonic()
+        self._width = 0
+
+    def start(self, reader: sr.SitemapReader) -> None:
+        self._started = time.monotonic()
+        if self.live:
+            self._task = asyncio.ensure_future(self._refresh(reader))
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+            self._clear()
+
+    async def _refresh(self, reader: sr.SitemapReader) -> None:
+        while True:
+            await asyncio.sleep(0.25)
+            p = reader.progress
+            elapsed = max(time.monotonic() - self._started, 1e-9)
+            line = (
+                f"sitemaps {p.done:,} done, {p.queued + p.active:,} queued, {p.failed:,} failed"
+                f" | {p.entries:,} URLs | {p.bytes / 1e6:,.1f} MB | {p.entries / elapsed:,.0f} URLs/s"
+            )
+            self._clear()
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            self._width = len(line)
+
+    def _clear(self) -> None:
+        if self._width:
+            sys.stderr.write("\r" + " " * self._width + "\r")
+            self._width = 0
+
+    def problem(self, problem: sr.Problem) -> None:
+        self.problems += 1
+        if self.quiet:
+            return
+        self._clear()
+        sys.stderr.write(f"sitemap-reader: {problem.url}: {problem.message} [{problem.kind}]\n")
+
+    def summary(self, tally: _Tally) -> None:
+        if self.quiet:
+            return
+        elapsed = time.monotonic() - self._started
+        p = tally.progress
+        parts = [f"{tally.written:,} URLs from {tally.read:,} sitemaps"]
+        if tally.failed:
+            parts.append(f"{tally.failed:,} failed")
+        if tally.dropped:
+            parts.append(f"{tally.dropped:,} URLs dropped as out of scope")
+        if self.problems:
+            parts.append(f"{self.problems:,} problems")
+        if p is not None and p.bytes:
+            parts.append(f"{p.bytes / 1e6:,.1f} MB fetched")
+        sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entrypoint()

@@ -1,0 +1,74 @@
+"""``Sitemap:`` lines of a robots.txt (RFC 9309 section 2.2.4; sitemaps.org#submit_robots).
+
+Lenient as crawlers are: any case, any place in the file and outside user-agent groups, a
+BOM, CRLF or CR line ends, comments, trailing spaces, and the misspellings real files carry
+(``sitemaps:``, ``site-map:``, protego's list). A relative value is resolved against the
+robots.txt URL and reported; a value that still is no http(s) URL is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .._models import Problem, SitemapRef
+from ._util import has_scheme, is_http_url, resolve, shorten
+
+_DIRECTIVE = re.compile(
+    r"[ \t]*(?:sitemap|sitemaps|site-map|site_map|site map)[ \t]*:(.*)", re.IGNORECASE
+)
+_COMMENT = re.compile(r"[ \t]#")
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsSitemaps:
+    """What a robots.txt names: the sitemaps, and the problems met reading the lines."""
+
+    refs: tuple[SitemapRef, ...]
+    problems: tuple[Problem, ...]
+
+
+def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
+    """The sitemaps ``body`` (a robots.txt fetched from ``robots_url``) names, in order, once each."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = text.lstrip("\ufeff")
+    refs: list[SitemapRef] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _DIRECTIVE.match(line)
+        if match is None:
+            continue
+        value = _COMMENT.split(match[1], 1)[0].strip()
+        if not value:
+            continue
+        url: str | None = value
+        if url is not None and not is_http_url(value):
+            if "://" in value or (has_scheme(value) and not value.startswith("//")):
+                url = None
+            else:
+                url = resolve(robots_url, value)
+                if url is not None:
+                    problems.append(
+                        Problem(
+                            "relative-loc-resolved",
+                            robots_url,
+                            f"line {number}: the relative Sitemap value {shorten(value)} "
+                            f"was resolved to {url}",
+                        )
+                    )
+            if url is None:
+                problems.append(
+                    Problem(
+                        "invalid-loc",
+                        robots_url,
+                        f"line {number}: the Sitemap value {shorten(value)} is not an "
+                        "http(s) URL and was skipped",
+                    )
+                )
+                continue
+        if url is None or url in seen:
+            continue
+        seen.add(url)
+        refs.append(SitemapRef(url, None, robots_url))
+    return RobotsSitemaps(tuple(refs), tuple(problems))

@@ -1,0 +1,245 @@
+"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+
+Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
+backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
+cut midway is fetched again from the start: the :class:`Body` handler is told so, and the
+sitemap handler skips the events it already passed on (parsing is deterministic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Protocol
+
+import aiohttp
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    before_sleep_log,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+from tenacity.wait import wait_base
+from yarl import URL
+
+from .._config import ReaderConfig, RetryPolicy
+from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 65_536  # bytes handed to the parser at a time (STYLE C7)
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What is known of a response before its body: passed to ``Body.start``."""
+
+    url: str  # as requested
+    final_url: str  # after redirects
+    status: int
+    etag: str | None
+    last_modified: str | None
+    content_type: str | None
+
+
+class Body(Protocol):
+    """Receives one response body; may be restarted by a retry."""
+
+    def start(self, response: Response, attempt: int) -> bool:
+        """A body begins (again, when ``attempt`` > 1). False: don't read it."""
+
+    async def chunk(self, data: bytes) -> bool:
+        """The next piece; False: stop reading (a limit was reached)."""
+
+    async def finish(self) -> None:
+        """The body was read to its end (or a handler stopped it)."""
+
+
+@dataclass(slots=True)
+class FetchResult:
+    """How one fetch ended."""
+
+    url: str
+    final_url: str | None = None
+    status: int | None = None
+    bytes: int = 0  # body bytes received in the last attempt, as sent
+    attempts: int = 0
+    error: FetchError | LimitExceeded | None = None
+    read: bool = False  # the body was passed to the handler to its end (or its stop)
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+class Fetcher:
+    """All requests of one reader go through here (one session, shared limits)."""
+
+    def __init__(
+        self, session: aiohttp.ClientSession, config: ReaderConfig, deadline: float | None
+    ) -> None:
+        self._session = session
+        self._config = config
+        self._deadline = deadline  # time.monotonic() after which no request starts
+        self.requests = 0
+        self.bytes = 0
+
+    async def get(
+        self, url: str, body: Body, *, headers: dict[str, str] | None = None
+    ) -> FetchResult:
+        """GET ``url`` into ``body`` with retries; never raises for network or HTTP faults."""
+        result = FetchResult(url)
+        policy = self._config.retry
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.attempts),
+            wait=_RetryAfterOrBackoff(policy),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+            before_sleep=before_sleep_log(logger, logging.DEBUG),
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    result.attempts = attempt.retry_state.attempt_number
+                    await self._once(url, body, result, headers)
+        except (FetchError, LimitExceeded) as exc:
+            result.error = exc
+        return result
+
+    async def _once(
+        self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
+    ) -> None:
+        timeout = self._timeout()
+        try:
+            response, final = await self._open(url, timeout, headers)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            raise _transport_error(url, exc) from exc
+        async with response:
+            result.final_url = str(final)
+            result.status = response.status
+            result.bytes = 0
+            if response.status >= 400:
+                raise _status_error(str(final), response)
+            info = Response(
+                url,
+                str(final),
+                response.status,
+                response.headers.get("ETag"),
+                response.headers.get("Last-Modified"),
+                response.headers.get("Content-Type"),
+            )
+            result.etag, result.last_modified = info.etag, info.last_modified
+            if response.status == 304 or not body.start(info, result.attempts):
+                return
+            try:
+                async for data in response.content.iter_chunked(CHUNK):
+                    result.bytes += len(data)
+                    self.bytes += len(data)
+                    if not await body.chunk(data):
+                        break
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                raise _transport_error(str(final), exc, midway=result.bytes) from exc
+            result.read = True
+            await body.finish()
+
+    async def _open(
+        self, url: str, timeout: aiohttp.ClientTimeout, headers: dict[str, str] | None
+    ) -> tuple[aiohttp.ClientResponse, URL]:
+        """Follow redirects one hop at a time: each must stay http(s), within the limit."""
+        current = URL(url)
+        seen = {current}
+        for _hop in range(self._config.limits.max_redirects + 1):
+            self.requests += 1
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("GET %s", current)
+            response = await self._session.get(
+                current, allow_redirects=False, timeout=timeout, headers=headers
+            )
+            if response.status not in _REDIRECTS:
+                return response, current
+            location = response.headers.get("Location")
+            response.release()
+            if not location:
+                raise FetchError(
+                    f"HTTP {response.status} redirect without a Location header", url=str(current)
+                )
+            target = current.join(URL(location))
+            if target.scheme not in ("http", "https") or not target.host:
+                raise FetchError(
+                    f"redirect to {location!r}, which is not an http(s) URL: not followed",
+                    url=str(current),
+                )
+            if target in seen:
+                raise FetchError(f"redirect loop back to {target}", url=url)
+            seen.add(target)
+            current = target
+        raise FetchError(
+            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+        )
+
+    def _timeout(self) -> aiohttp.ClientTimeout:
+        timeouts = self._config.timeouts
+        total = timeouts.request
+        if self._deadline is not None:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise LimitExceeded("the run's deadline has passed")
+            total = left if total is None else min(total, left)
+        return aiohttp.ClientTimeout(total=total, connect=timeouts.connect, sock_read=timeouts.read)
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, HTTPStatusError):
+        return exc.retryable
+    return isinstance(exc, TransportError)
+
+
+class _RetryAfterOrBackoff(wait_base):
+    """Wait what ``Retry-After`` says (capped), else exponential backoff with full jitter."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._backoff = wait_random_exponential(multiplier=policy.backoff, max=policy.max_backoff)
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        after = getattr(exc, "retry_after", None)
+        if after is not None:
+            return float(min(after, self._policy.max_retry_after))
+        return float(self._backoff(retry_state))
+
+
+def _retry_after(value: str | None) -> float | None:
+    """-- RFC 9110 section 10.2.3: delay-seconds or an HTTP-date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError:
+    reason = f" {response.reason}" if response.reason else ""
+    return HTTPStatusError(
+        f"HTTP {response.status}{reason}",
+        url=url,
+        status=response.status,
+        retry_after=_retry_after(response.headers.get("Retry-After")),
+    )
+
+
+def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
+    what = "timed out" if isinstance(exc, asyncio.TimeoutError) else str(exc) or type(exc).__name__
+    if midway:
+        what = f"{what} after {midway:,} bytes of the body"
+    return TransportError(what, url=url)

@@ -1,0 +1,608 @@
+"""The walk: sources -> robots.txt -> sitemaps -> index children, streamed out in batches.
+
+A fixed pool of workers takes jobs from a FIFO frontier (so a 50,000-child index costs a
+deque of small jobs, not 50,000 tasks) and puts batches of events on a bounded queue that
+the consumer drains: a slow consumer slows the fetching, and memory stays bounded by the
+work in flight, never by the size of the site.
+
+Each document is read once per run: URLs are normalised (yarl) before they are queued and
+again after redirects. A child that is one of its own ancestors is a cycle; a child that
+some other branch already read is a duplicate. Both are reported, not read again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import BinaryIO
+
+from yarl import URL
+
+from .._config import ReaderConfig, ScopePolicy
+from .._core._parser import SitemapParser
+from .._core._robots import sitemap_urls
+from .._core._scope import Scope, ScopeFilter, origin_of
+from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._models import Entry, Event, Format, Problem, SitemapRef, SitemapVisited, Status
+from ._fetch import CHUNK, Fetcher, FetchResult, Response
+
+logger = logging.getLogger(__name__)
+
+ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
+_SITEMAP_FORMATS = frozenset(
+    {Format.URLSET, Format.SITEMAPINDEX, Format.TEXT, Format.RSS, Format.ATOM}
+)
+_NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+
+
+@dataclass
+class Progress:
+    """Live counters of a run, for progress displays (read them at any time)."""
+
+    queued: int = 0  # documents waiting in the frontier
+    active: int = 0  # documents being read now
+    done: int = 0  # documents finished (any status)
+    failed: int = 0
+    entries: int = 0  # page URLs passed on
+    dropped: int = 0  # page URLs left out (scope)
+    bytes: int = 0  # body bytes received
+    unchanged: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    url: str  # as named
+    kind: str  # "robots", "sitemap", "probe" (a well-known path) or "local"
+    root: str  # the user's source it descends from
+    source: str = ""  # who named it
+    depth: int = 0
+    vouched: str = ""  # origin of the robots.txt that vouches for it
+    ancestors: tuple[str, ...] = ()  # keys of the indexes above it
+    lastmod: datetime | None = None
+    parent_scope: Scope | None = None  # the index's scope, to judge a redirected child
+
+
+def normalise(url: str) -> str:
+    """The dedupe key of a URL: yarl's normal form without the fragment."""
+    try:
+        return str(URL(url).with_fragment(None))
+    except (ValueError, TypeError):
+        return url
+
+
+def is_url(source: str) -> bool:
+    return source.lower().startswith(("http://", "https://"))
+
+
+class Walk:
+    """One run over ``sources``; iterate :meth:`batches` once."""
+
+    def __init__(
+        self,
+        fetcher: Fetcher | None,
+        config: ReaderConfig,
+        sources: Sequence[str | os.PathLike[str]],
+        progress: Progress,
+    ) -> None:
+        self._fetcher = fetcher
+        self._config = config
+        self._progress = progress
+        self._frontier: deque[_Job] = deque()
+        self._seen: set[str] = set()
+        self._cond = asyncio.Condition()
+        self._out: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=32)
+        self._started = 0  # documents fetched or read, for max_sitemaps
+        self._budget_said = False
+        for source in sources:
+            self._add_source(source)
+
+    # -- sources -------------------------------------------------------------------------
+
+    def _add_source(self, source: str | os.PathLike[str]) -> None:
+        if isinstance(source, str) and is_url(source):
+            url = URL(source)
+            if url.path in ("", "/") and not url.query_string:
+                self._push(_Job(str(url.origin() / "robots.txt"), "robots", source))
+            elif url.path.endswith("/robots.txt"):
+                self._push(_Job(source, "robots", source))
+            else:
+                self._push(_Job(source, "sitemap", source))
+        else:
+            name = os.fspath(source)
+            if name != "-":
+                name = os.path.abspath(name)
+            self._push(_Job(name, "local", name))
+
+    def _push(self, job: _Job) -> bool:
+        """Queue a job unless its document is already queued or read."""
+        key = job.url if job.kind == "local" else normalise(job.url)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        self._frontier.append(job)
+        self._progress.queued += 1
+        return True
+
+    # -- the run ---------------------------------------------------------------------------
+
+    async def batches(self) -> AsyncIterator[list[Event]]:
+        workers = [
+            asyncio.ensure_future(self._worker())
+            for _ in range(self._config.limits.max_concurrency)
+        ]
+        closer = asyncio.ensure_future(self._close_when_done(workers))
+        try:
+            while True:
+                batch = await self._out.get()
+                if batch is None:
+                    break
+                yield batch
+            await closer  # re-raise a worker's unexpected exception
+        finally:
+            for task in (*workers, closer):
+                task.cancel()
+            await asyncio.gather(*workers, closer, return_exceptions=True)
+
+    async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            await self._out.put(None)
+
+    async def _worker(self) -> None:
+        while True:
+            job = await self._next()
+            if job is None:
+                return
+            try:
+                await self._run(job)
+            finally:
+                async with self._cond:
+                    self._progress.active -= 1
+                    self._cond.notify_all()
+
+    async def _next(self) -> _Job | None:
+        async with self._cond:
+            while not self._frontier:
+                if self._progress.active == 0:
+                    self._cond.notify_all()
+                    return None
+                await self._cond.wait()
+            self._progress.queued -= 1
+            self._progress.active += 1
+            return self._frontier.popleft()
+
+    async def _emit(self, batch: Sequence[Event]) -> None:
+        if batch:
+            await self._out.put(list(batch))
+
+    async def _report(self, report: SitemapVisited) -> None:
+        progress = self._progress
+        progress.done += 1
+        if report.status is Status.FAILED:
+            progress.failed += 1
+        await self._out.put([report])
+
+    async def _run(self, job: _Job) -> None:
+        if job.kind == "robots":
+            await self._robots(job)
+        elif job.kind == "local":
+            await self._local(job)
+        else:
+            await self._sitemap(job)
+
+    def _out_of_budget(self, job: _Job) -> Problem | None:
+        limits = self._config.limits
+        deadline = self._config.timeouts.deadline
+        if deadline is not None and time.monotonic() - self._progress.started > deadline:
+            return Problem(
+                "deadline", job.url, f"not read: the run's deadline of {deadline:g} s passed"
+            )
+        if self._started >= limits.max_sitemaps:
+            return Problem(
+                "max-sitemaps", job.url, f"not read: the run read {limits.max_sitemaps:,} documents"
+            )
+        self._started += 1
+        return None
+
+    # -- robots.txt ----------------------------------------------------------------------
+
+    async def _robots(self, job: _Job) -> None:
+        assert self._fetcher is not None
+        budget = self._out_of_budget(job)
+        if budget is not None:
+            await self._skip(job, budget)
+            return
+        body = _BytesBody(ROBOTS_MAX_BYTES)
+        result = await self._fetcher.get(job.url, body)
+        self._progress.bytes += result.bytes
+        final = result.final_url or job.url
+        error = result.error
+        problems: list[Problem] = []
+        refs: tuple[SitemapRef, ...] = ()
+        if error is not None and not _is_client_error(error):
+            # -- RFC 9309 section 2.3.1.4: an unreachable robots.txt means complete disallow.
+            problem = Problem(
+                "robots-unavailable",
+                job.url,
+                f"{_describe(error)}: the site is taken as disallowing everything "
+                "(RFC 9309) and is not probed further",
+            )
+            await self._emit([problem])
+            await self._report(
+                SitemapVisited(
+                    job.url,
+                    Status.FAILED,
+                    final,
+                    job.source,
+                    0,
+                    Format.ROBOTS,
+                    result.status,
+                    result.bytes,
+                    problems=(problem,),
+                )
+            )
+            return
+        if error is None:
+            found = sitemap_urls(bytes(body.data), final)
+            refs, problems = found.refs, list(found.problems)
+            await self._emit([*problems])
+        vouched = origin_of(final)
+        for ref in refs:
+            self._push(_Job(ref.loc, "sitemap", job.root, final, 0, vouched, (), None, None))
+        await self._report(
+            SitemapVisited(
+                job.url,
+                Status.OK if error is None else Status.MISSING,
+                final,
+                job.source,
+                0,
+                Format.ROBOTS,
+                result.status,
+                result.bytes,
+                children=len(refs),
+                problems=tuple(problems),
+            )
+        )
+        if not refs:
+            await self._probe(job, final)
+
+    async def _probe(self, job: _Job, robots_url: str) -> None:
+        """No sitemap named: try the well-known paths in order, up to the first sitemap."""
+        paths = self._config.well_known_paths
+        if not paths:
+            return
+        origin = URL(robots_url).origin()
+        for path in paths:
+            probe = _Job(str(origin.with_path(path)), "probe", job.root, robots_url)
+            key = normalise(probe.url)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            if await self._sitemap(probe):
+                return
+        problem = Problem(
+            "no-sitemap",
+            str(origin),
+            "robots.txt names no sitemap and none of the well-known paths is one "
+            f"({', '.join(paths)})",
+        )
+        await self._emit([problem])
+
+    # -- sitemaps ----------------------------------------------------------------------------
+
+    async def _sitemap(self, job: _Job) -> bool:
+        """Fetch and read one sitemap; True when it was one (read in whole or in part)."""
+        assert self._fetcher is not None
+        budget = self._out_of_budget(job)
+        if budget is not None:
+            await self._skip(job, budget)
+            return False
+        reader = _SitemapBody(self, job)
+        result = await self._fetcher.get(job.url, reader)
+        self._progress.bytes += result.bytes
+        report = reader.report(result)
+        if report.status is Status.MISSING and job.kind != "probe":
+            report = _with_status(report, Status.FAILED)
+        await self._emit(reader.late_problems)
+        await self._report(report)
+        return report.status in (Status.OK, Status.PARTIAL)
+
+    def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | None:
+        """Queue an index child, or say why it is not read."""
+        job = parent.job
+        depth = job.depth + 1
+        if depth > self._config.limits.max_depth:
+            return Problem(
+                "too-deep",
+                ref.loc,
+                f"not read: nested deeper than {self._config.limits.max_depth} indexes "
+                f"(named by {ref.source})",
+            )
+        why = parent.scope.check_child(ref.loc)
+        if why is not None:
+            return Problem(
+                "out-of-scope",
+                ref.loc,
+                f"not read: an index at {ref.source} may not name a sitemap there ({why})",
+            )
+        key = normalise(ref.loc)
+        if key in parent.lineage:
+            return Problem(
+                "cycle", ref.loc, f"not read again: {ref.source} names its own ancestor (a cycle)"
+            )
+        self._push(
+            _Job(
+                ref.loc,
+                "sitemap",
+                job.root,
+                ref.source,
+                depth,
+                job.vouched,
+                parent.lineage,
+                ref.lastmod,
+                parent.scope,
+            )
+        )
+        return None
+
+    # -- local files ---------------------------------------------------------------------------
+
+    async def _local(self, job: _Job) -> None:
+        name = job.url
+        parser = SitemapParser(name, limits=self._config.limits, resolve_relative=False)
+        body = _SitemapBody(self, job)
+        body.begin(parser, Scope("", ScopePolicy.OFF))
+        try:
+            stream: BinaryIO = (
+                sys.stdin.buffer if name == "-" else await asyncio.to_thread(open, name, "rb")
+            )
+        except OSError as exc:
+            problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
+            await self._emit([problem])
+            await self._report(
+                SitemapVisited(name, Status.FAILED, name, "", 0, problems=(problem,))
+            )
+            return
+        size = 0
+        try:
+            while True:
+                data = await asyncio.to_thread(stream.read, CHUNK)
+                if not data:
+                    break
+                size += len(data)
+                if not await body.chunk(data):
+                    break
+            await body.finish()
+        except OSError as exc:
+            problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
+            body.problems.append(problem)
+            await self._emit([problem])
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        result = FetchResult(name, name, None, size, 1, None, True)
+        await self._report(body.report(result))
+
+    async def _skip(self, job: _Job, problem: Problem) -> None:
+        if not self._budget_said or problem.kind not in ("deadline", "max-sitemaps"):
+            self._budget_said = True
+            await self._emit([problem])
+        await self._report(
+            SitemapVisited(
+                job.url,
+                Status.SKIPPED,
+                None,
+                job.source,
+                job.depth,
+                problems=(problem,),
+                lastmod=job.lastmod,
+            )
+        )
+
+
+class _BytesBody:
+    """Collects a small body (robots.txt), keeping at most ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+
+    def start(self, response: Response, attempt: int) -> bool:
+        self.data.clear()
+        return True
+
+    async def chunk(self, data: bytes) -> bool:
+        self.data.extend(data[: self.limit - len(self.data)])
+        return len(self.data) < self.limit
+
+    async def finish(self) -> None:
+        return None
+
+
+class _SitemapBody:
+    """Streams one sitemap body through a parser, applies scope, queues index children."""
+
+    def __init__(self, walk: Walk, job: _Job) -> None:
+        self.walk = walk
+        self.job = job
+        self.parser: SitemapParser | None = None
+        self.scope = Scope(job.url, walk._config.scope, job.vouched)
+        self._filter: ScopeFilter = self.scope.filter()
+        self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
+        self.emitted = 0  # parser events passed on, across attempts
+        self._skip = 0
+        self.entries = 0
+        self.children = 0
+        self.dropped: dict[str, int] = {}
+        self.problems: list[Problem] = []
+        self.late_problems: list[Problem] = []
+        self.refused: Status | None = None
+        self.final_url = job.url
+
+    # -- the Body protocol ---------------------------------------------------------------------
+
+    def start(self, response: Response, attempt: int) -> bool:
+        walk, job = self.walk, self.job
+        final = response.final_url
+        if attempt == 1 and final != job.url:
+            key = normalise(final)
+            if key in self.lineage[:-1]:
+                self._refuse(Status.CYCLE, "cycle", f"redirects to {final}, one of its own indexes")
+                return False
+            if key in walk._seen:
+                self._refuse(Status.DUPLICATE, "duplicate", f"redirects to {final}, already read")
+                return False
+            walk._seen.add(key)
+            if job.parent_scope is not None:
+                why = job.parent_scope.check_child(final)
+                if why is not None:
+                    self._refuse(
+                        Status.SKIPPED,
+                        "out-of-scope",
+                        f"redirects to {final}, out of scope ({why})",
+                    )
+                    return False
+            self.lineage = (*self.lineage, key)
+        self.final_url = final
+        config = walk._config
+        self.begin(
+            SitemapParser(final, limits=config.limits, resolve_relative=config.resolve_relative),
+            Scope(final, config.scope, job.vouched),
+        )
+        return True
+
+    def begin(self, parser: SitemapParser, scope: Scope) -> None:
+        self.parser = parser
+        self.scope = scope
+        self._filter = scope.filter()
+        self._skip = self.emitted  # a retry re-reads from the start: pass nothing twice
+
+    async def chunk(self, data: bytes) -> bool:
+        parser = self.parser
+        assert parser is not None
+        events = parser.feed(data)
+        if events:
+            await self._handle(events)
+        return not parser.ended
+
+    async def finish(self) -> None:
+        assert self.parser is not None
+        await self._handle(self.parser.close())
+
+    # -- events ------------------------------------------------------------------------------
+
+    async def _handle(self, events: list[Event]) -> None:
+        if self._skip:
+            if len(events) <= self._skip:
+                self._skip -= len(events)
+                return
+            events = events[self._skip :]
+            self._skip = 0
+        self.emitted += len(events)
+        check = self._filter.check
+        out: list[Event] = []
+        dropped = self.dropped
+        entries = 0
+        for event in events:
+            if type(event) is Entry:
+                why = check(event.loc)
+                if why is None:
+                    out.append(event)
+                    entries += 1
+                else:
+                    dropped[why] = dropped.get(why, 0) + 1
+            elif type(event) is SitemapRef:
+                self.children += 1
+                problem = self.walk._child(self, event)
+                if problem is not None:
+                    self.problems.append(problem)
+                    out.append(problem)
+            else:
+                assert isinstance(event, Problem)
+                self.problems.append(event)
+                out.append(event)
+        self.entries += entries
+        self.walk._progress.entries += entries
+        await self.walk._emit(out)
+
+    def _refuse(self, status: Status, kind: str, message: str) -> None:
+        self.refused = status
+        problem = Problem(kind, self.job.url, f"not read: {message}")
+        self.problems.append(problem)
+        self.late_problems.append(problem)
+
+    # -- the outcome --------------------------------------------------------------------------
+
+    def report(self, result: FetchResult) -> SitemapVisited:
+        job, parser = self.job, self.parser
+        error = result.error
+        status = Status.OK
+        if self.refused is not None:
+            status = self.refused
+        elif error is not None:
+            if job.kind == "probe" and isinstance(error, HTTPStatusError) and error.status < 500:
+                status = Status.MISSING
+            else:
+                status = Status.PARTIAL if self.emitted else Status.FAILED
+                problem = Problem(_error_kind(error), error.url or job.url, _describe(error))
+                self.problems.append(problem)
+                self.late_problems.append(problem)
+        elif parser is not None and parser.fatal is not None:
+            fatal = parser.fatal
+            assert isinstance(fatal, Problem)
+            if fatal.kind in _NOT_A_SITEMAP:
+                status = Status.MISSING if job.kind == "probe" else Status.FAILED
+            else:
+                status = Status.PARTIAL
+        elif parser is None and result.status == 304:
+            status = Status.UNCHANGED
+        fmt = parser.format if parser is not None else None
+        self.walk._progress.dropped += sum(self.dropped.values())
+        return SitemapVisited(
+            job.url,
+            status,
+            result.final_url,
+            job.source,
+            job.depth,
+            fmt,
+            result.status,
+            result.bytes,
+            self.entries,
+            self.children,
+            tuple(sorted(self.dropped.items())),
+            tuple(self.problems),
+            job.lastmod,
+        )
+
+
+def _with_status(report: SitemapVisited, status: Status) -> SitemapVisited:
+    return replace(report, status=status)
+
+
+def _is_client_error(error: Exception) -> bool:
+    return isinstance(error, HTTPStatusError) and 400 <= error.status < 500
+
+
+def _error_kind(error: Exception) -> str:
+    if isinstance(error, HTTPStatusError):
+        return "http-status"
+    if isinstance(error, TransportError):
+        return "network"
+    if isinstance(error, LimitExceeded):
+        return "deadline"
+    if isinstance(error, FetchError):
+        return "redirect"
+    return "error"
+
+
+def _describe(error: Exception) -> str:
+    return str(error)

@@ -1,0 +1,128 @@
+"""SitemapReader: the library's façade, an async context manager around one session."""
+
+from __future__ import annotations
+
+import enum
+import os
+import time
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import aiohttp
+
+from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._io._fetch import Fetcher
+from ._io._walk import Progress, Walk
+from ._models import Entry, Event
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+Source = str | os.PathLike[str]
+
+
+class _State(enum.Enum):
+    UNOPENED = 1
+    OPENED = 2
+    CLOSED = 3
+
+
+class SitemapReader:
+    """Read sites' sitemaps over HTTP (and local files), streaming records out.
+
+        async with SitemapReader() as reader:
+            async for entry in reader.entries("https://example.com/"):
+                print(entry.loc)
+
+    A source is a site root (``https://example.com/``: robots.txt, then well-known paths),
+    a robots.txt URL, a sitemap or index URL, a local file path, or ``-`` for stdin.
+
+    Args:
+        config: limits, timeouts, retries, scope, user agent (``ReaderConfig``).
+        session: an ``aiohttp.ClientSession`` to use; the caller keeps owning it (it is
+            left open). Without one, the reader makes its own from ``config`` and closes it.
+    """
+
+    def __init__(
+        self,
+        config: ReaderConfig | None = None,
+        *,
+        session: aiohttp.ClientSession | None = None,
+    ) -> None:
+        self.config = config or DEFAULT_CONFIG
+        self._session = session
+        self._owns_session = session is None
+        self._state = _State.UNOPENED
+        self.progress = Progress()
+
+    async def __aenter__(self) -> Self:
+        if self._state is not _State.UNOPENED:
+            raise RuntimeError(
+                "a SitemapReader can be opened once; make a new one for another run"
+                if self._state is _State.CLOSED
+                else "this SitemapReader is already open"
+            )
+        if self._session is None:
+            limits = self.config.limits
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(
+                    limit=limits.max_concurrency, limit_per_host=limits.per_host
+                ),
+                headers={"User-Agent": self.config.user_agent},
+                auto_decompress=True,  # Content-Encoding is aiohttp's job; .gz bodies are ours
+                trust_env=False,
+            )
+        self._state = _State.OPENED
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the session if the reader made it."""
+        if self._state is _State.OPENED and self._owns_session and self._session is not None:
+            await self._session.close()
+        self._state = _State.CLOSED
+
+    def _open_walk(self, sources: tuple[Source, ...]) -> Walk:
+        if self._state is not _State.OPENED:
+            raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
+        if not sources:
+            raise ValueError("give at least one source")
+        assert self._session is not None
+        deadline = self.config.timeouts.deadline
+        self.progress = Progress()
+        fetcher = Fetcher(
+            self._session,
+            self.config,
+            None if deadline is None else time.monotonic() + deadline,
+        )
+        return Walk(fetcher, self.config, sources, self.progress)
+
+    async def walk_batches(self, *sources: Source) -> AsyncIterator[list[Event]]:
+        """Everything the run meets, in batches (the fastest way to consume a run).
+
+        Batches hold ``Entry`` records, ``Problem`` events as they happen, and one
+        ``SitemapVisited`` report per document (robots.txt, index, sitemap).
+        """
+        async for batch in self._open_walk(sources).batches():
+            yield batch
+
+    async def walk(self, *sources: Source) -> AsyncIterator[Event]:
+        """Every ``Entry``, ``Problem`` and ``SitemapVisited`` report, one at a time."""
+        async for batch in self.walk_batches(*sources):
+            for event in batch:
+                yield event
+
+    async def entries(self, *sources: Source) -> AsyncIterator[Entry]:
+        """The page URLs the sources' sitemaps vouch for, in document order per sitemap."""
+        async for batch in self.walk_batches(*sources):
+            for event in batch:
+                if type(event) is Entry:
+                    yield event

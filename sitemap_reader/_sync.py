@@ -1,0 +1,81 @@
+"""Blocking wrappers for scripts: the async walk runs on its own thread and event loop.
+
+Records cross over through a bounded queue, so a slow consumer slows the reading instead
+of letting records pile up; leaving the loop early stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+
+from ._config import ReaderConfig
+from ._models import Entry, Event
+from ._reader import SitemapReader, Source
+
+_DONE = object()
+
+
+def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[Event]:
+    """Blocking ``SitemapReader.walk``: entries, problems and per-document reports."""
+    _refuse_inside_loop("walk_sync")
+    channel: queue.Queue[object] = queue.Queue(maxsize=8)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                channel.put(item, timeout=0.1)
+                return True
+        return False
+
+    async def produce() -> None:
+        async with SitemapReader(config) as reader:
+            async for batch in reader.walk_batches(*sources):
+                if not await asyncio.to_thread(put, batch):
+                    return
+
+    def run() -> None:
+        try:
+            asyncio.run(produce())
+        except Exception as exc:  # noqa: BLE001 -- handed to the consumer, raised there
+            put(exc)
+        finally:
+            put(_DONE)
+
+    thread = threading.Thread(target=run, name="sitemap-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = channel.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield from item  # type: ignore[misc]
+    finally:
+        stop.set()
+        thread.join()
+
+
+def entries_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[Entry]:
+    """Blocking ``SitemapReader.entries``: iterate page URLs as they are read."""
+    for event in walk_sync(*sources, config=config):
+        if type(event) is Entry:
+            yield event
+
+
+def collect_urls_sync(*sources: Source, config: ReaderConfig | None = None) -> list[str]:
+    """Every page URL of the sources, as a list (for small sites and scripts)."""
+    return [entry.loc for entry in entries_sync(*sources, config=config)]
+
+
+def _refuse_inside_loop(name: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{name}() blocks; inside async code use 'async with SitemapReader()'")
