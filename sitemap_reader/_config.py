@@ -68,8 +68,10 @@ class Timeouts:
     """Seconds. ``None`` means no bound for that phase."""
 
     connect: float | None = 10.0
-    read: float | None = 30.0  # between two reads of one response
-    request: float | None = 300.0  # one whole request, body included
+    read: float | None = 30.0  # one wait for data (headers or the next piece of a body)
+    # The waits of one request added up, body included: a server trickling bytes is cut
+    # here. Time a slow consumer holds a body back is not network time and does not count.
+    request: float | None = 300.0
     deadline: float | None = None  # the whole run
 
     def __post_init__(self) -> None:

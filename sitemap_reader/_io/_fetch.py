@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import aiohttp
 from tenacity import (
@@ -27,13 +28,14 @@ from tenacity import (
 from tenacity.wait import wait_base
 from yarl import URL
 
-from .._config import ReaderConfig, RetryPolicy
+from .._config import ReaderConfig, RetryPolicy, Timeouts
 from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 65_536  # bytes handed to the parser at a time (STYLE C7)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +115,9 @@ class Fetcher:
     async def _once(
         self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
     ) -> None:
-        timeout = self._timeout()
+        clock = _NetworkClock(self._config.timeouts, self._deadline)
         try:
-            response, final = await self._open(url, timeout, headers)
+            response, final = await self._open(url, clock, headers)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise _transport_error(url, exc) from exc
         async with response:
@@ -135,8 +137,12 @@ class Fetcher:
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):
                 return
+            content = response.content
             try:
-                async for data in response.content.iter_chunked(CHUNK):
+                while True:
+                    data = await clock.wait(content.readany())
+                    if not data:
+                        break
                     result.bytes += len(data)
                     self.bytes += len(data)
                     if not await body.chunk(data):
@@ -147,7 +153,7 @@ class Fetcher:
             await body.finish()
 
     async def _open(
-        self, url: str, timeout: aiohttp.ClientTimeout, headers: dict[str, str] | None
+        self, url: str, clock: _NetworkClock, headers: dict[str, str] | None
     ) -> tuple[aiohttp.ClientResponse, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
@@ -156,8 +162,11 @@ class Fetcher:
             self.requests += 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
-            response = await self._session.get(
-                current, allow_redirects=False, timeout=timeout, headers=headers
+            response = await clock.wait(
+                self._session.get(
+                    current, allow_redirects=False, timeout=clock.aiohttp, headers=headers
+                ),
+                connect=True,
             )
             if response.status not in _REDIRECTS:
                 return response, current
@@ -181,15 +190,50 @@ class Fetcher:
             f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
         )
 
-    def _timeout(self) -> aiohttp.ClientTimeout:
-        timeouts = self._config.timeouts
-        total = timeouts.request
+
+class _NetworkClock:
+    """Timeouts that count time spent waiting on the network, never time spent waiting on
+    the consumer: while a slow consumer holds a body back, no timer runs (aiohttp's own
+    sock_read would fire then). ``read`` bounds each wait for data; ``request`` bounds the
+    sum of the waits of one request (a server trickling bytes is cut there); the run's
+    deadline bounds every wait."""
+
+    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp")
+
+    def __init__(self, timeouts: Timeouts, deadline: float | None) -> None:
+        self._timeouts = timeouts
+        self._deadline = deadline
+        self._waited = 0.0
+        # aiohttp keeps the connect timeout; reads are timed here.
+        self.aiohttp = aiohttp.ClientTimeout(
+            total=None, connect=timeouts.connect, sock_connect=timeouts.connect, sock_read=None
+        )
+
+    def _limit(self, connect: bool) -> float | None:
+        limits = []
+        t = self._timeouts
+        if t.read is not None:
+            limits.append(t.read + (t.connect or 0.0) if connect else t.read)
+        if t.request is not None:
+            limits.append(t.request - self._waited)
         if self._deadline is not None:
-            left = self._deadline - time.monotonic()
-            if left <= 0:
+            limits.append(self._deadline - time.monotonic())
+        if not limits:
+            return None
+        limit = min(limits)
+        if limit <= 0:
+            if self._deadline is not None and self._deadline <= time.monotonic():
                 raise LimitExceeded("the run's deadline has passed")
-            total = left if total is None else min(total, left)
-        return aiohttp.ClientTimeout(total=total, connect=timeouts.connect, sock_read=timeouts.read)
+            raise asyncio.TimeoutError
+        return limit
+
+    async def wait(self, awaitable: Awaitable[_T], *, connect: bool = False) -> _T:
+        limit = self._limit(connect)
+        start = time.monotonic()
+        try:
+            return await asyncio.wait_for(awaitable, limit)
+        finally:
+            self._waited += time.monotonic() - start
 
 
 def _retryable(exc: BaseException) -> bool:
