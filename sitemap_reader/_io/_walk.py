@@ -316,8 +316,8 @@ class Walk:
         await self._report(report)
         return report.status in (Status.OK, Status.PARTIAL)
 
-    def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | None:
-        """Queue an index child, or say why it is not read."""
+    def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | SitemapVisited | None:
+        """Queue an index child; else a Problem saying why not, or a duplicate's report."""
         job = parent.job
         depth = job.depth + 1
         if depth > self._config.limits.max_depth:
@@ -339,7 +339,7 @@ class Walk:
             return Problem(
                 "cycle", ref.loc, f"not read again: {ref.source} names its own ancestor (a cycle)"
             )
-        self._push(
+        queued = self._push(
             _Job(
                 ref.loc,
                 "sitemap",
@@ -352,7 +352,12 @@ class Walk:
                 parent.scope,
             )
         )
-        return None
+        if queued:
+            return None
+        # Named again (by this index or another): read once per run, reported, no problem.
+        return SitemapVisited(
+            ref.loc, Status.DUPLICATE, None, ref.source, depth, lastmod=ref.lastmod
+        )
 
     # -- local files ---------------------------------------------------------------------------
 
@@ -522,14 +527,17 @@ class _SitemapBody:
                     dropped[why] = dropped.get(why, 0) + 1
             elif type(event) is SitemapRef:
                 self.children += 1
-                problem = self.walk._child(self, event)
-                if problem is not None:
-                    self.problems.append(problem)
-                    out.append(problem)
+                outcome = self.walk._child(self, event)
+                if type(outcome) is Problem:
+                    self.problems.append(outcome)
+                    out.append(outcome)
+                elif outcome is not None:
+                    out.append(outcome)  # the report of a duplicate
             else:
                 assert isinstance(event, Problem)
                 self.problems.append(event)
-                out.append(event)
+                if not (self.job.kind == "probe" and event.fatal and event.kind in _NOT_A_SITEMAP):
+                    out.append(event)  # a probed path that is a web page is no news
         self.entries += entries
         self.walk._progress.entries += entries
         await self.walk._emit(out)
