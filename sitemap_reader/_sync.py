@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 
 from ._config import ReaderConfig
 from ._models import Entry, Event
@@ -19,11 +19,20 @@ from ._reader import SitemapReader, Source
 _DONE = object()
 
 
-def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[Event]:
-    """Blocking ``SitemapReader.walk``: entries, problems and per-document reports."""
+def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Generator[Event, None, None]:
+    """Blocking ``SitemapReader.walk``: entries, problems and per-document reports.
+
+    Raises RuntimeError at once when called from a running event loop (it would block it).
+    Close the generator (or leave a ``for`` loop) to stop the run early.
+    """
     _refuse_inside_loop("walk_sync")
+    return _walk(sources, config)
+
+
+def _walk(sources: tuple[Source, ...], config: ReaderConfig | None) -> Generator[Event, None, None]:
     channel: queue.Queue[object] = queue.Queue(maxsize=8)
     stop = threading.Event()
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
 
     def put(item: object) -> bool:
         while not stop.is_set():
@@ -33,6 +42,11 @@ def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[
         return False
 
     async def produce() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.append((asyncio.get_running_loop(), task))
+        if stop.is_set():
+            return
         async with SitemapReader(config) as reader:
             async for batch in reader.walk_batches(*sources):
                 if not await asyncio.to_thread(put, batch):
@@ -41,6 +55,8 @@ def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[
     def run() -> None:
         try:
             asyncio.run(produce())
+        except asyncio.CancelledError:
+            pass  # the consumer left: stopped on purpose
         except Exception as exc:  # noqa: BLE001 -- handed to the consumer, raised there
             put(exc)
         finally:
@@ -58,14 +74,26 @@ def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[
             yield from item  # type: ignore[misc]
     finally:
         stop.set()
+        for loop, task in running:  # don't wait for fetches nobody wants any more
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(task.cancel)
         thread.join()
 
 
-def entries_sync(*sources: Source, config: ReaderConfig | None = None) -> Iterator[Entry]:
+def entries_sync(
+    *sources: Source, config: ReaderConfig | None = None
+) -> Generator[Entry, None, None]:
     """Blocking ``SitemapReader.entries``: iterate page URLs as they are read."""
-    for event in walk_sync(*sources, config=config):
-        if type(event) is Entry:
-            yield event
+    return _only_entries(walk_sync(*sources, config=config))
+
+
+def _only_entries(events: Generator[Event, None, None]) -> Generator[Entry, None, None]:
+    try:
+        for event in events:
+            if type(event) is Entry:
+                yield event
+    finally:
+        events.close()  # leaving early stops the run now, not when garbage is collected
 
 
 def collect_urls_sync(*sources: Source, config: ReaderConfig | None = None) -> list[str]:

@@ -62,6 +62,9 @@ class Body(Protocol):
     async def finish(self) -> None:
         """The body was read to its end (or a handler stopped it)."""
 
+    def redirect(self, target: str) -> bool:
+        """A redirect to ``target`` is about to be followed; False: stop, request nothing more."""
+
 
 @dataclass(slots=True)
 class FetchResult:
@@ -117,9 +120,12 @@ class Fetcher:
     ) -> None:
         clock = _NetworkClock(self._config.timeouts, self._deadline)
         try:
-            response, final = await self._open(url, clock, headers)
+            response, final = await self._open(url, clock, headers, body)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise _transport_error(url, exc) from exc
+        if response is None:  # the body refused a redirect target: it was not requested
+            result.final_url = str(final)
+            return
         async with response:
             result.final_url = str(final)
             result.status = response.status
@@ -153,8 +159,8 @@ class Fetcher:
             await body.finish()
 
     async def _open(
-        self, url: str, clock: _NetworkClock, headers: dict[str, str] | None
-    ) -> tuple[aiohttp.ClientResponse, URL]:
+        self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body
+    ) -> tuple[aiohttp.ClientResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
         seen = {current}
@@ -186,6 +192,8 @@ class Fetcher:
                 raise FetchError(f"redirect loop back to {target}", url=url)
             seen.add(target)
             current = target
+            if not body.redirect(str(target)):
+                return None, target
         raise FetchError(
             f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
         )
@@ -228,7 +236,13 @@ class _NetworkClock:
         return limit
 
     async def wait(self, awaitable: Awaitable[_T], *, connect: bool = False) -> _T:
-        limit = self._limit(connect)
+        try:
+            limit = self._limit(connect)
+        except BaseException:
+            close = getattr(awaitable, "close", None)
+            if close is not None:
+                close()  # never awaited: close it, or Python warns when it is collected
+            raise
         start = time.monotonic()
         try:
             return await asyncio.wait_for(awaitable, limit)

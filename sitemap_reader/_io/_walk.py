@@ -279,6 +279,15 @@ class Walk:
         """No sitemap named: try the well-known paths in order, up to the first sitemap."""
         paths = self._config.well_known_paths
         if not paths:
+            await self._emit(
+                [
+                    Problem(
+                        "no-sitemap",
+                        robots_url,
+                        "robots.txt names no sitemap, and probing well-known paths is off",
+                    )
+                ]
+            )
             return
         origin = URL(robots_url).origin()
         for path in paths:
@@ -432,6 +441,9 @@ class _BytesBody:
     async def finish(self) -> None:
         return None
 
+    def redirect(self, target: str) -> bool:
+        return True
+
 
 class _SitemapBody:
     """Streams one sitemap body through a parser, applies scope, queues index children."""
@@ -452,36 +464,49 @@ class _SitemapBody:
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
         self.final_url = job.url
+        self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
 
     # -- the Body protocol ---------------------------------------------------------------------
 
-    def start(self, response: Response, attempt: int) -> bool:
+    def redirect(self, target: str) -> bool:
+        """Vet a redirect before it is followed, so no request goes where nothing is read.
+
+        Every attempt retraces the hops; those this job already passed are let through.
+        """
+        key = normalise(target)
+        if key in self._passed:
+            return True
         walk, job = self.walk, self.job
+        if key in job.ancestors:
+            self._refuse(Status.CYCLE, "cycle", f"redirects to {target}, one of its own indexes")
+            return False
+        if key in walk._seen:
+            self._refuse(
+                Status.DUPLICATE,
+                "duplicate",
+                f"redirects to {target}, which this run reads already",
+            )
+            return False
+        if job.parent_scope is not None:
+            why = job.parent_scope.check_child(target)
+            if why is not None:
+                self._refuse(
+                    Status.SKIPPED, "out-of-scope", f"redirects to {target}, out of scope ({why})"
+                )
+                return False
+        walk._seen.add(key)
+        self._passed.add(key)
+        self.lineage = (*self.lineage, key)
+        return True
+
+    def start(self, response: Response, attempt: int) -> bool:
+        walk = self.walk
         final = response.final_url
-        if attempt == 1 and final != job.url:
-            key = normalise(final)
-            if key in self.lineage[:-1]:
-                self._refuse(Status.CYCLE, "cycle", f"redirects to {final}, one of its own indexes")
-                return False
-            if key in walk._seen:
-                self._refuse(Status.DUPLICATE, "duplicate", f"redirects to {final}, already read")
-                return False
-            walk._seen.add(key)
-            if job.parent_scope is not None:
-                why = job.parent_scope.check_child(final)
-                if why is not None:
-                    self._refuse(
-                        Status.SKIPPED,
-                        "out-of-scope",
-                        f"redirects to {final}, out of scope ({why})",
-                    )
-                    return False
-            self.lineage = (*self.lineage, key)
         self.final_url = final
         config = walk._config
         self.begin(
             SitemapParser(final, limits=config.limits, resolve_relative=config.resolve_relative),
-            Scope(final, config.scope, job.vouched),
+            Scope(final, config.scope, self.job.vouched),
         )
         return True
 
