@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._config import Limits
 from .._models import Entry, Event, Problem, SitemapRef
-from ._util import has_scheme, is_http_url, resolve, shorten
+from ._util import has_scheme, is_http_url, is_reference, resolve, shorten
 
 # kind -> the words a tally message uses for it
 _TALLY_WORDS = {
@@ -81,7 +81,7 @@ class Document:
         if not raw:
             self.note("missing-loc", "an empty <loc>")
             return None
-        if has_scheme(raw) and not raw.startswith("//"):
+        if (has_scheme(raw) and not raw.startswith("//")) or not is_reference(raw):
             self.note("invalid-loc", shorten(raw))
             return None
         if self.resolve_relative and is_http_url(self.url):

@@ -44,9 +44,14 @@ class Gunzip:
                     self._garbage = True
                     return
                 self._dec = zlib.decompressobj(wbits=31)
+            before = self._dec.copy()
             try:
                 out = self._dec.decompress(buf, STEP)
             except zlib.error as exc:
+                # zlib drops all the output of a call that fails. Replay its input a byte at a
+                # time from the state before it, so what decoded before the fault is handed on
+                # whatever the chunking: records before a fault stand (DESIGN.md).
+                yield from _salvage(before, buf)
                 raise GzipError(str(exc)) from exc
             if out:
                 yield out
@@ -56,3 +61,17 @@ class Gunzip:
     def complete(self) -> bool:
         """True when the stream ended at the end of a member (not cut midway)."""
         return self._dec.eof
+
+
+def _salvage(dec: zlib._Decompress, data: bytes) -> Iterator[bytes]:
+    """The output ``dec`` gives for ``data`` fed byte by byte, up to the byte that fails."""
+    for i in range(len(data)):
+        piece = data[i : i + 1]
+        while piece and not dec.eof:
+            try:
+                out = dec.decompress(piece, STEP)
+            except zlib.error:
+                return
+            if out:
+                yield out
+            piece = dec.unconsumed_tail

@@ -201,6 +201,7 @@ class SitemapParser:
             if body.startswith(bom):
                 if bom != b"\xef\xbb\xbf":  # UTF-16: only XML is sent that way; expat reads it
                     self._handler = XmlHandler(self._doc, fast=self._fast)
+                    self._handler.feed(data)  # the caller keeps no copy: feed it here
                     return True
                 body = body[3:]
                 break

@@ -23,10 +23,11 @@ from ._records import emit_entry, emit_ref
 
 _W = rb"[ \t\r\n]*"
 # Character data expat accepts as is: no markup, no CR (expat rewrites it), no control
-# characters, and only the five predefined entity references.
+# characters, and only the five predefined entity references. No ">" either: "]]>" is not
+# allowed in character data (XML 1.0 section 2.4), so a value with ">" is expat's to judge.
 _T = (
-    rb"([^<&\x00-\x08\x0b-\x1f]*"
-    rb"(?:&(?:amp|lt|gt|quot|apos);[^<&\x00-\x08\x0b-\x1f]*)*)"
+    rb"([^<>&\x00-\x08\x0b-\x1f]*"
+    rb"(?:&(?:amp|lt|gt|quot|apos);[^<>&\x00-\x08\x0b-\x1f]*)*)"
 )
 
 
@@ -150,6 +151,9 @@ class Scanner:
             m = match(buf, pos)
             if m is None:
                 break
+            if m.end() - pos > self._limit:
+                give_up = True  # as in _can_wait: a value or tag this long is expat's to judge
+                break
             try:
                 if self._index:
                     loc, lastmod = m.group(1, 2)
@@ -158,6 +162,8 @@ class Scanner:
                     loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
                     images: list[Image] | tuple[()] = ()
                     if image_run:
+                        if not self._images:  # the prefix is unbound, or bound elsewhere
+                            raise ValueError("image blocks without the image namespace")
                         images = [Image(_text(raw)) for raw in _IMAGE_LOC.findall(image_run)]
                         if not all(image.loc for image in images):
                             raise ValueError("an image without a loc: the exact path reports it")

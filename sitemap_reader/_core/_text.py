@@ -37,18 +37,26 @@ class TextHandler:
         if self._rest:
             lines[0] = self._rest + lines[0]
         rest = lines.pop()
+        limit = self.doc.limits.max_token_bytes
         for line in lines:
             if self._skipping:
-                self._skipping = False
+                self._skipping = False  # the end of a line already counted as too long
+                continue
+            if len(line) > limit:  # the same verdict as when it arrives in pieces
+                self._too_long(limit)
                 continue
             self._line(line)
             if self.doc.ended:
                 return
-        if len(rest) > self.doc.limits.max_token_bytes:
-            self.doc.note("loc-too-long", f"a line of more than {len(rest):,} bytes")
+        if len(rest) > limit:
+            if not self._skipping:  # one line, one count, however it was split
+                self._too_long(limit)
+                self._skipping = True
             rest = b""
-            self._skipping = True
         self._rest = rest
+
+    def _too_long(self, limit: int) -> None:
+        self.doc.note("loc-too-long", f"a line of more than {limit:,} bytes")
 
     def close(self) -> None:
         if self._rest and not self._skipping:

@@ -10,6 +10,9 @@ from yarl import URL
 _HTTP_URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]").match
 # -- RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:").match
+# -- RFC 3986 appendix C: white space, controls and <>" never occur in a URI reference, so a
+# value holding them is prose or markup, not a relative URL to resolve.
+_NOT_URI = re.compile(r'[\x00-\x20\x7f<>"]').search
 
 
 def is_http_url(value: str) -> bool:
@@ -20,6 +23,11 @@ def is_http_url(value: str) -> bool:
 def has_scheme(value: str) -> bool:
     """True when ``value`` starts with a URL scheme (so it is not a relative reference)."""
     return _SCHEME(value) is not None
+
+
+def is_reference(value: str) -> bool:
+    """False when ``value`` holds characters no URI reference can (see ``_NOT_URI``)."""
+    return _NOT_URI(value) is None
 
 
 def resolve(base: str, ref: str) -> str | None:

@@ -51,6 +51,16 @@ _SITEMAP_LIKE = frozenset(
 )
 
 _FEED_ROOTS = {"rss": Format.RSS, "RDF": Format.RSS, "feed": Format.ATOM}
+# The elements that hold one feed item, as expat names them ("namespace local").
+_FEED_ITEMS = frozenset(
+    {
+        "item",  # RSS 0.9x and 2.0
+        "http://purl.org/rss/1.0/ item",
+        "http://my.netscape.com/rdf/simple/0.9/ item",
+        "http://www.w3.org/2005/Atom entry",
+        "http://purl.org/atom/ns# entry",  # Atom 0.3
+    }
+)
 _SNIFF_BYTES = 65_536  # how far junk before a feed's root is looked through
 _FEED_MARKERS = ((b"<rss", Format.RSS), (b"<rdf:rdf", Format.RSS), (b"<feed", Format.ATOM))
 
@@ -120,6 +130,10 @@ _TRUNCATION_CODES = frozenset(
     )
 )
 _YES = {"yes": True, "true": True, "no": False, "false": False}
+# Expat holds an unfinished token (a comment, a tag, a declaration) whole in memory. Its size
+# is checked each time the document offset crosses a multiple of this, so the verdict depends
+# on the bytes alone, never on how they were split into chunks.
+_TOKEN_CHECK = 65_536
 
 
 class _Stop(Exception):
@@ -151,11 +165,16 @@ class XmlHandler:
         # Text capture: the key, the element depth that opened it, the pieces.
         self._key: str | None = None
         self._key_depth = 0
+        self._key_line = 0
         self._text: list[str] = []
         self._text_len = 0
         self._raw: bytearray | None = bytearray()  # kept until the root says "feed"
+        self._item_end = -1  # where the last feed item's end tag starts, in _raw
         self._expat_failed = False
         self._pending: tuple[str, str] | None = None  # (kind, message) of an undecided fault
+        self._fed = 0  # bytes given to expat
+        self._scanned = 0  # bytes given to the scanner
+        self._shift = 0  # document offset minus expat's offset (what the scanner took)
         self._parser = self._make_parser()
 
     # -- expat set-up ------------------------------------------------------------------
@@ -165,12 +184,17 @@ class XmlHandler:
         p.buffer_text = True
         p.buffer_size = 65_536
         p.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
+        if hasattr(p, "SetReparseDeferralEnabled"):  # expat >= 2.6
+            # Deferral makes expat's position after a Parse() depend on the earlier calls;
+            # the token bound below keeps re-scanning an unfinished token cheap instead.
+            p.SetReparseDeferralEnabled(False)
         p.StartElementHandler = self._start
         p.EndElementHandler = self._end
         p.CharacterDataHandler = self._chars
         p.EntityDeclHandler = _forbid_entity
         p.UnparsedEntityDeclHandler = _forbid_unparsed
         p.ExternalEntityRefHandler = _forbid_external
+        p.SkippedEntityHandler = self._skipped
         return p
 
     # -- input -------------------------------------------------------------------------
@@ -181,22 +205,28 @@ class XmlHandler:
             self._decide_pending(final=False)
             return
         if self._raw is not None:
-            if len(self._raw) + len(data) > self.doc.limits.max_feed_bytes:
-                self._raw.extend(data[: self.doc.limits.max_feed_bytes - len(self._raw)])
+            room = self.doc.limits.max_feed_bytes - len(self._raw)
+            if len(data) > room:
+                self.feed(data[:room])  # read up to the cap as any chunk, whatever the split
+                if self.doc.ended:
+                    return
+                if self._raw is None:  # the root is not a feed's: the cap does not apply
+                    self.feed(data[room:])
+                    return
                 self.doc.fail(
                     "too-large",
                     f"a feed over {self.doc.limits.max_feed_bytes:,} bytes: read up to there",
                 )
-                self._finish_feed()
+                self.abort()
                 return
             self._raw.extend(data)
         if self._prolog is not None:
             self._feed_prolog(data)
         elif self._scanner is not None:
+            self._scanned += len(data)
             handover = self._scanner.feed(data)
             if handover is not None:
-                self._scanner = None
-                self._parse(handover, False)
+                self._handover(handover)
         elif not self._expat_failed:
             self._parse(data, False)
 
@@ -229,12 +259,19 @@ class XmlHandler:
             self._scanner = Scanner(
                 self.doc, index=self.format is Format.SITEMAPINDEX, images=images
             )
+            self._scanned += len(rest)
             handover = self._scanner.feed(rest)
-            if handover is None:
-                return
-            self._scanner = None
-            rest = handover
+            if handover is not None:
+                self._handover(handover)
+            return
         if not self._expat_failed:
+            self._parse(rest, False)
+
+    def _handover(self, rest: bytes) -> None:
+        """The scanner stopped: expat reads ``rest`` (filler, then what was not consumed)."""
+        self._scanner = None
+        self._shift = self._scanned - len(rest)
+        if not self._expat_failed and not self.doc.ended:
             self._parse(rest, False)
 
     def close(self) -> None:
@@ -243,10 +280,7 @@ class XmlHandler:
             if not self._expat_failed:
                 self._parse(bytes(prolog), False)
         if self._scanner is not None:
-            rest = self._scanner.finish()
-            self._scanner = None
-            if not self._expat_failed and not self.doc.ended:
-                self._parse(rest, False)
+            self._handover(self._scanner.finish())
         if self._pending is not None:
             self._decide_pending(final=True)
         if not self._expat_failed and not self.doc.ended:
@@ -259,11 +293,13 @@ class XmlHandler:
     def abort(self) -> None:
         """The document was cut (a limit): keep what was read, parse a buffered feed."""
         if self._raw is not None and self.format in (Format.RSS, Format.ATOM):
+            if not self._expat_failed:  # else the item ends are not known past the fault
+                self._trim_feed()
             self._finish_feed()
 
     def _parse(self, data: bytes, final: bool) -> None:
         try:
-            self._parser.Parse(data, final)
+            self._expat(data, final)
         except _Stop:
             self._expat_failed = True
         except pyexpat.ExpatError as exc:
@@ -285,11 +321,67 @@ class XmlHandler:
                 f"the document references an external entity ({exc.sysid!r}); "
                 "it was not resolved and the document was not read further",
             )
+        except (LookupError, ValueError) as exc:  # after defusedxml's: they are ValueErrors
+            # pyexpat's handler for a declared encoding expat lacks raises these: a name
+            # Python does not know (LookupError), or a multi-byte one such as GBK (ValueError).
+            self._expat_failed = True
+            fault = f"the declared encoding cannot be read ({exc})"
+            if self.format is None and self._raw is not None and not final:
+                self._pending = ("not-well-formed", fault)  # a feed behind it is still read
+                self._decide_pending(final=False)
+            else:
+                self._raw = None
+                self.doc.fail("not-well-formed", fault)
+
+    def _expat(self, data: bytes, final: bool) -> None:
+        """``Parse(data, final)``, failing at the first check point where expat holds an
+        unfinished token over ``max_token_bytes`` (see ``_TOKEN_CHECK``)."""
+        parser = self._parser
+        while True:
+            room = _TOKEN_CHECK - (self._fed + self._shift) % _TOKEN_CHECK
+            if len(data) < room:
+                self._fed += len(data)
+                parser.Parse(data, final)
+                return
+            piece, data = data[:room], data[room:]
+            self._fed += room
+            parser.Parse(piece, final and not data)
+            held = self._fed - parser.CurrentByteIndex
+            limit = self.doc.limits.max_token_bytes
+            if held > limit and self.format not in (Format.RSS, Format.ATOM):
+                # (a feed is buffered whole and capped by max_feed_bytes instead)
+                self.doc.fail(
+                    "token-too-large",
+                    f"an unfinished comment, tag or declaration over {limit:,} bytes "
+                    f"at line {parser.CurrentLineNumber}",
+                )
+                raise _Stop
 
     def _on_expat_error(self, exc: pyexpat.ExpatError, final: bool) -> None:
+        try:
+            # pyexpat still holds text read before the fault (it hands text on at events and
+            # at the end of each Parse call); turning buffering off hands it on now, so a
+            # value already over max_token_bytes is reported whatever the chunking was.
+            self._parser.buffer_text = False
+        except _Stop:
+            return
         where = f"line {exc.lineno}, column {exc.offset}"
         if self.format in (Format.RSS, Format.ATOM):
-            return  # feedparser reads what it can of a broken feed at close()
+            # feedparser reads what it can of a broken feed at close(); a cut one keeps only
+            # the items that closed before the cut, and the cut is reported.
+            if final and exc.code in _TRUNCATION_CODES:
+                self._trim_feed()
+                self.doc.fail(
+                    "truncated",
+                    f"the {self.format} feed ends before its root element closes ({where}); "
+                    "the items before the cut were kept",
+                )
+            else:
+                self.doc.report(
+                    "not-well-formed",
+                    f"not well-formed XML: {exc_text(exc)} at {where}; read leniently as a feed",
+                )
+            return
         if self.format is None and self._raw is not None and not final:
             self._pending = ("not-well-formed", f"not well-formed XML: {exc_text(exc)} at {where}")
             self._decide_pending(final=False)
@@ -361,7 +453,7 @@ class XmlHandler:
         elif local in _FEED_ROOTS:
             self.format = _FEED_ROOTS[local]
             self._parser.StartElementHandler = None
-            self._parser.EndElementHandler = None
+            self._parser.EndElementHandler = self._feed_end
             self._parser.CharacterDataHandler = None
         elif local.lower() == "html":
             self._html()
@@ -410,9 +502,23 @@ class XmlHandler:
             "html", "an HTML page, not a sitemap (a missing sitemap answered with a page?)"
         )
 
+    def _skipped(self, name: str, is_parameter_entity: bool) -> None:
+        """A reference to an entity an external DTD may declare: expat skips it silently,
+        which would change the value (``https://a/&x;`` -> ``https://a/``), so refuse it."""
+        if self.format in (Format.RSS, Format.ATOM):
+            return  # feedparser reads the bytes itself (RSS 0.91's DTD names HTML entities)
+        self._raw = None
+        self.doc.fail(
+            "unsafe-xml",
+            f"the document uses the entity {name!r} of an external DTD, which is never read; "
+            "it was not read further",
+        )
+        raise _Stop
+
     def _capture(self, field: str, depth: int) -> None:
         self._key = field
         self._key_depth = depth
+        self._key_line = self._parser.CurrentLineNumber
         self._text = []
         self._text_len = 0
 
@@ -436,10 +542,11 @@ class XmlHandler:
             self._text.append(data)
             self._text_len += len(data)
             if self._text_len > self.doc.limits.max_token_bytes:
+                # The line it starts on: where expat flushes text depends on the chunking.
                 self.doc.fail(
                     "token-too-large",
                     f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
-                    f"at line {self._parser.CurrentLineNumber}",
+                    f"at line {self._key_line}",
                 )
                 raise _Stop
 
@@ -587,6 +694,19 @@ class XmlHandler:
                 (attrs.get("hreflang") or "").strip() or None, loc, attrs.get("media") or None
             )
         )
+
+    def _feed_end(self, name: str) -> None:
+        if name in _FEED_ITEMS:
+            self._item_end = self._parser.CurrentByteIndex  # feeds have no scanner: no shift
+
+    def _trim_feed(self) -> None:
+        """Cut the buffered feed after the last item that closed: never hand on a partial one."""
+        raw = self._raw
+        if raw is not None:
+            end = raw.find(b">", self._item_end) + 1 if self._item_end >= 0 else 0
+            if end and raw[:2] == b"\xff\xfe":
+                end += 1  # UTF-16LE: the ">" is followed by its zero byte
+            del raw[end:]
 
     def _finish_feed(self) -> None:
         raw, self._raw = self._raw, None

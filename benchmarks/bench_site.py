@@ -1,0 +1,298 @@
+"""End to end: a loopback site read through `sitemap-reader dump` and the reference readers.
+
+The site is robots.txt -> index -> CHILDREN gzipped urlsets of URLS_PER_CHILD URLs each
+(1,000,000 URLs by default), served by an aiohttp server on 127.0.0.1 in a child process.
+Each reader runs in a fresh child process of its own, so its wall time and peak RSS (from
+``os.wait4``) are its own, measured in the same run on the same machine:
+
+    python benchmarks/bench_site.py                      # 20 x 50,000 URLs
+    python benchmarks/bench_site.py --children 100       # 5,000,000 URLs (memory flatness)
+    python benchmarks/bench_site.py --readers sitemap-reader,floor
+
+Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-txt``,
+``floor`` (a sequential urllib + gzip + lxml loop reading only <loc>: no checks, no
+output), and, when the ``bench`` extra is installed, ``usp`` (ultimate-sitemap-parser),
+``advertools``, ``scrapy`` (a SitemapSpider that counts and follows no page) and
+``trafilatura``. Every reader must report the URL count it found; a reader that finds far
+fewer URLs than the site has is flagged, so nothing is timed doing nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+READERS = (
+    "sitemap-reader",
+    "sitemap-reader-txt",
+    "floor",
+    "usp",
+    "advertools",
+    "scrapy",
+    "trafilatura",
+)
+
+
+# -- the site ------------------------------------------------------------------------------
+
+
+def serve(children: int, per_child: int, port_file: str) -> None:
+    """Run the loopback site until killed (in its own process)."""
+    from _generate import gzipped, plain_sitemap
+    from aiohttp import web
+
+    async def main() -> None:
+        app = web.Application()
+        bodies: dict[int, bytes] = {}
+        base = {"url": ""}
+
+        async def robots(request: web.Request) -> web.Response:
+            return web.Response(
+                text=f"User-agent: *\nAllow: /\nSitemap: {base['url']}/sitemap_index.xml\n"
+            )
+
+        async def index(request: web.Request) -> web.Response:
+            kids = "".join(
+                f"<sitemap><loc>{base['url']}/sitemap-{i}.xml.gz</loc>"
+                f"<lastmod>2026-11-0{1 + i % 9}T00:00:00+00:00</lastmod></sitemap>\n"
+                for i in range(children)
+            )
+            body = (
+                '<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                f"{kids}</sitemapindex>\n"
+            )
+            return web.Response(body=body.encode(), content_type="application/xml")
+
+        async def child(request: web.Request) -> web.Response:
+            i = int(request.match_info["i"])
+            return web.Response(body=bodies[i], content_type="application/x-gzip")
+
+        app.router.add_get("/robots.txt", robots)
+        app.router.add_get("/sitemap_index.xml", index)
+        app.router.add_get("/sitemap-{i:\\d+}.xml.gz", child)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        base["url"] = f"http://127.0.0.1:{port}"
+        # Distinct pages per child (a seed each), all on this origin.
+        for i in range(children):
+            bodies[i] = gzipped(plain_sitemap(per_child, seed=i, base_url=base["url"] + f"/c{i}"))
+        Path(port_file).write_text(str(port))
+        while True:
+            await asyncio.sleep(3600)
+
+    asyncio.run(main())
+
+
+# -- the readers (each runs in its own process) ----------------------------------------------
+
+
+def run_reader(name: str, url: str) -> int:
+    """Read the site; return how many page URLs were found."""
+    if name == "floor":
+        return _floor(url)
+    if name == "usp":
+        from usp.tree import sitemap_tree_for_homepage
+
+        tree = sitemap_tree_for_homepage(url, use_robots=True, use_known_paths=False)
+        return sum(1 for _ in tree.all_pages())
+    if name == "advertools":
+        import advertools
+
+        frame = advertools.sitemap_to_df(url + "robots.txt")
+        return int(frame["loc"].notna().sum())
+    if name == "scrapy":
+        return _scrapy(url)
+    if name == "trafilatura":
+        from trafilatura.sitemaps import sitemap_search
+
+        return len(sitemap_search(url, target_lang=None))
+    raise SystemExit(f"unknown reader {name}")
+
+
+def _floor(url: str) -> int:
+    """The floor: fetch, gunzip and iterparse <loc> sequentially, nothing else."""
+    import gzip
+    import io
+    import re
+    import urllib.request
+
+    from lxml import etree
+
+    ns = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+    robots = urllib.request.urlopen(url + "robots.txt").read().decode()
+    index_url = re.search(r"Sitemap:\s*(\S+)", robots)[1]  # type: ignore[index]
+    index = urllib.request.urlopen(index_url).read()
+    children = [el.text for el in etree.fromstring(index).iter(ns + "loc")]
+    count = 0
+    for child in children:
+        data = gzip.decompress(urllib.request.urlopen(child).read())
+        for _event, element in etree.iterparse(io.BytesIO(data), tag=ns + "url"):
+            if element.findtext(ns + "loc"):
+                count += 1
+            element.clear(keep_tail=True)
+    return count
+
+
+def _scrapy(url: str) -> int:
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.spiders import SitemapSpider
+
+    counted = [0]
+
+    class Counter(SitemapSpider):
+        name = "counter"
+        sitemap_urls = (url + "robots.txt",)
+
+        def sitemap_filter(self, entries):  # type: ignore[no-untyped-def]
+            if entries.type == "urlset":
+                counted[0] += sum(1 for _ in entries)  # count, request no page
+                return
+            yield from entries
+
+    process = CrawlerProcess(
+        settings={"LOG_LEVEL": "ERROR", "TELEMETRY_ENABLED": False, "ROBOTSTXT_OBEY": False}
+    )
+    process.crawl(Counter)
+    process.start()
+    return counted[0]
+
+
+# -- measuring ---------------------------------------------------------------------------------
+
+
+def measure(name: str, url: str, expected: int) -> dict[str, object]:
+    """Run one reader in a fresh process: wall time, peak RSS, the URLs it found."""
+    if name.startswith("sitemap-reader"):
+        fmt = "txt" if name.endswith("txt") else "jsonl"
+        command = [
+            sys.executable,
+            "-m",
+            "sitemap_reader",
+            "dump",
+            url,
+            "--format",
+            fmt,
+            "-o",
+            os.devnull,
+            "--no-progress",
+        ]
+    else:
+        command = [sys.executable, __file__, "--run-reader", name, url]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    out = process.stdout.read() if process.stdout else ""
+    err = process.stderr.read() if process.stderr else ""
+    process.returncode = os.waitstatus_to_exitcode(status)
+    found = _found(name, out, err)
+    return {
+        "reader": name,
+        "seconds": seconds,
+        "urls": found,
+        "urls_per_s": found / seconds if seconds else 0.0,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "ok": process.returncode == 0 and found >= expected * 0.99,
+        "error": "" if process.returncode == 0 else err.strip().splitlines()[-1:],
+    }
+
+
+def _found(name: str, out: str, err: str) -> int:
+    if name.startswith("sitemap-reader"):
+        # The summary line: "sitemap-reader: 1,000,000 URLs from 21 sitemaps ..."
+        for line in err.splitlines():
+            if line.startswith("sitemap-reader: ") and " URLs from " in line:
+                return int(line.split()[1].replace(",", ""))
+        return 0
+    try:
+        return int(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--children", type=int, default=20)
+    parser.add_argument("--urls-per-child", type=int, default=50_000)
+    parser.add_argument("--readers", default=",".join(READERS))
+    parser.add_argument("--json", metavar="FILE", help="also write the results here")
+    parser.add_argument("--run-reader", nargs=2, metavar=("NAME", "URL"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", metavar="PORT_FILE", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run_reader:
+        print(run_reader(*args.run_reader))
+        return
+    if args.serve:
+        serve(args.children, args.urls_per_child, args.serve)
+        return
+
+    expected = args.children * args.urls_per_child
+    port_file = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-site-{os.getpid()}.port"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--serve",
+            str(port_file),
+            "--children",
+            str(args.children),
+            "--urls-per-child",
+            str(args.urls_per_child),
+        ]
+    )
+    try:
+        for _ in range(1200):  # generating the site takes a while: at most 2 minutes
+            if port_file.exists() and port_file.read_text():
+                break
+            if server.poll() is not None:
+                raise SystemExit("the site server died")
+            time.sleep(0.1)
+        else:
+            raise SystemExit("the site server did not start in time")
+        url = f"http://127.0.0.1:{port_file.read_text()}/"
+        print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
+        results = []
+        for name in args.readers.split(","):
+            result = measure(name, url, expected)
+            results.append(result)
+            flag = "" if result["ok"] else f"  <- {result['error'] or 'found too few URLs'}"
+            print(
+                f"{name:20} {result['seconds']:8.2f} s {result['urls']:>10,} URLs "
+                f"{result['urls_per_s']:>10,.0f} URLs/s {result['peak_rss_mb']:8.1f} MB peak RSS{flag}",
+                flush=True,
+            )
+        ours = next((r for r in results if r["reader"] == "sitemap-reader" and r["ok"]), None)
+        refs = [
+            r
+            for r in results
+            if r["ok"] and r["reader"] in ("usp", "advertools", "scrapy", "trafilatura")
+        ]
+        if ours and refs:
+            best = max(refs, key=lambda r: float(r["urls_per_s"]))  # type: ignore[arg-type]
+            print(
+                f"sitemap-reader vs the fastest reference ({best['reader']}): "
+                f"{float(ours['urls_per_s']) / float(best['urls_per_s']):.2f}x"  # type: ignore[arg-type]
+            )
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
+    finally:
+        server.kill()
+        server.wait()
+        port_file.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+"""Tests for sitemap-reader."""
+
+from __future__ import annotations

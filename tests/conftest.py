@@ -1,0 +1,21 @@
+"""pytest configuration: Hypothesis settings sized for a small CI machine, shared fixtures."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# No per-example deadline: a 2-core CI runner under load is slow in bursts, and a flaky
+# deadline failure says nothing about the parser.
+settings.register_profile(
+    "sitemap-reader",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("sitemap-reader")
+
+
+@pytest.fixture(params=[True, False], ids=["fast", "exact"])
+def fast(request: pytest.FixtureRequest) -> bool:
+    """Run an XML test on both paths: the scanner (fast) and expat alone (exact)."""
+    return bool(request.param)

@@ -1,0 +1,163 @@
+"""Shared helpers for the core tests: drive a SitemapParser over chunked bytes, build documents.
+
+Every run through :func:`parse_chunks` also checks the parser's event contract (at most one
+fatal Problem, and it comes last), so no test can pass on a parser that breaks it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemap_reader import Entry, Event, Problem, SitemapParser, SitemapRef
+
+URL = "https://example.com/dir/sitemap.xml"
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+# The shared corpus sits next to the checkout: <parent>/shared/corpus (see its README.md).
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+needs_corpus = pytest.mark.skipif(
+    not (CORPUS / "MANIFEST.tsv").is_file(),
+    reason=f"the real-world corpus is not checked out next to the repository ({CORPUS})",
+)
+
+
+# -- driving the parser ----------------------------------------------------------------
+
+
+def parse_chunks(pieces: Iterable[bytes], *, url: str = URL, **kw: Any) -> list[Event]:
+    """Feed ``pieces`` one by one, then close; return every event, contract checked."""
+    parser = SitemapParser(url, **kw)
+    events: list[Event] = []
+    for piece in pieces:
+        events += parser.feed(piece)
+    events += parser.close()
+    check_contract(events)
+    return events
+
+
+def parse(data: bytes, chunks: int | None = None, **kw: Any) -> list[Event]:
+    """Parse ``data`` whole, or in chunks of ``chunks`` bytes."""
+    return parse_chunks(whole(data) if chunks is None else sized(data, chunks), **kw)
+
+
+def check_contract(events: Sequence[Event]) -> None:
+    """At most one fatal Problem, always the last event."""
+    fatal = [i for i, e in enumerate(events) if isinstance(e, Problem) and e.fatal]
+    assert len(fatal) <= 1, events
+    if fatal:
+        assert fatal[0] == len(events) - 1, events
+
+
+# -- splitting -------------------------------------------------------------------------
+
+
+def whole(data: bytes) -> list[bytes]:
+    return [data]
+
+
+def bytewise(data: bytes) -> list[bytes]:
+    return [data[i : i + 1] for i in range(len(data))]
+
+
+def sized(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def two_way_splits(data: bytes) -> Iterator[list[bytes]]:
+    """``[data[:i], data[i:]]`` for every ``i`` in ``range(len(data) + 1)`` (STYLE C15)."""
+    for i in range(len(data) + 1):
+        yield [data[:i], data[i:]]
+
+
+def cut_at(data: bytes, positions: Iterable[int]) -> list[bytes]:
+    """``data`` cut at ``positions`` (any order, taken modulo ``len(data) + 1``)."""
+    cuts = sorted(p % (len(data) + 1) for p in positions)
+    return [data[a:b] for a, b in itertools.pairwise([0, *cuts, len(data)])]
+
+
+def random_splits(data: bytes, seed: int, *, parts: int = 3) -> list[bytes]:
+    """``data`` cut into ``parts`` pieces at seeded random positions (empty pieces allowed)."""
+    rng = random.Random(seed)
+    return cut_at(data, (rng.randint(0, len(data)) for _ in range(parts - 1)))
+
+
+def gz(data: bytes) -> bytes:
+    """Deterministic gzip (mtime 0), so compressed fixtures never change between runs."""
+    return gzip.compress(data, mtime=0)
+
+
+# -- looking at events ----------------------------------------------------------------
+
+
+def entries(events: Iterable[Event]) -> list[Entry]:
+    return [e for e in events if isinstance(e, Entry)]
+
+
+def refs(events: Iterable[Event]) -> list[SitemapRef]:
+    return [e for e in events if isinstance(e, SitemapRef)]
+
+
+def locs(events: Iterable[Event]) -> list[str]:
+    return [e.loc for e in events if isinstance(e, (Entry, SitemapRef))]
+
+
+def problems(events: Iterable[Event]) -> list[Problem]:
+    return [e for e in events if isinstance(e, Problem)]
+
+
+def kinds(events: Iterable[Event]) -> list[str]:
+    return [e.kind for e in events if isinstance(e, Problem)]
+
+
+def problem(events: Iterable[Event], kind: str) -> Problem:
+    """The one Problem of ``kind`` (fails when there is none, or several)."""
+    found = [e for e in problems(events) if e.kind == kind]
+    assert len(found) == 1, f"expected one {kind!r} problem in {list(events)!r}"
+    return found[0]
+
+
+def fatal(events: Sequence[Event]) -> Problem | None:
+    last = events[-1] if events else None
+    return last if isinstance(last, Problem) and last.fatal else None
+
+
+# -- building documents ---------------------------------------------------------------
+
+
+def urlset(*blocks: str, ns: str | None = SITEMAP_NS, extra: str = "", decl: bool = True) -> str:
+    """A urlset document around ``blocks`` (each a ``<url>...</url>`` string)."""
+    xmlns = f' xmlns="{ns}"' if ns is not None else ""
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n' if decl else ""
+    return f"{head}<urlset{xmlns}{extra}>\n" + "\n".join(blocks) + "\n</urlset>\n"
+
+
+def index(*blocks: str, ns: str | None = SITEMAP_NS) -> str:
+    """A sitemapindex document around ``blocks`` (each a ``<sitemap>...</sitemap>`` string)."""
+    xmlns = f' xmlns="{ns}"' if ns is not None else ""
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex{xmlns}>\n'
+        + "\n".join(blocks)
+        + "\n</sitemapindex>\n"
+    )
+
+
+def url_block(loc: str, **fields: str) -> str:
+    """``<url><loc>..</loc>`` plus ``fields`` as child elements, in the given order."""
+    inner = "".join(f"<{k}>{v}</{k}>" for k, v in fields.items())
+    return f"<url><loc>{loc}</loc>{inner}</url>"
+
+
+def sitemap_block(loc: str, lastmod: str | None = None) -> str:
+    last = f"<lastmod>{lastmod}</lastmod>" if lastmod is not None else ""
+    return f"<sitemap><loc>{loc}</loc>{last}</sitemap>"
