@@ -38,12 +38,40 @@ def _zone(text: str | None) -> timezone:
     return tz
 
 
+def _common_shape(value: str) -> bool:
+    """The three shapes nearly every generator writes, where ``fromisoformat`` and the
+    regex below agree: ``YYYY-MM-DD``, ``YYYY-MM-DDThh:mm:ssZ`` and
+    ``YYYY-MM-DDThh:mm:ss+hh:mm`` (a zone offset of at most 23:59, as ``_zone`` allows)."""
+    n = len(value)
+    if n == 10:
+        return value[4] == "-" and value[7] == "-" and value.isascii()
+    if n == 20:
+        return value[10] == "T" and value[19] == "Z" and value.isascii()
+    if n == 25:
+        return (
+            value[10] == "T"
+            and value[19] in "+-"
+            and value[22] == ":"
+            and value[20:22] < "24"
+            and value[23] < "6"
+            and value.isascii()
+        )
+    return False
+
+
 @lru_cache(maxsize=16_384)  # sitemaps repeat a few values thousands of times
 def parse_datetime(text: str) -> datetime | None:
     """Parse a lastmod/pubDate/updated value; None when it is not a date."""
     value = text.strip()
     if not value:
         return None
+    if _common_shape(value):
+        try:
+            parsed = datetime.fromisoformat(value)  # C code: a third of the regex's cost
+        except ValueError:
+            pass  # e.g. "Z" before Python 3.11, or a day that does not exist: the regex says
+        else:
+            return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
     match = _W3C.fullmatch(value)
     if match is not None:
         year, month, day, hour, minute, second, fraction, zone = match.groups()

@@ -73,9 +73,24 @@ class Document:
 
     def check_loc(self, raw: str) -> str | None:
         """The loc to emit for ``raw`` (already stripped), or None when it must be dropped."""
+        # The common case without a regex: "http(s)://" and a host character (is_http_url).
+        head = raw[8:9] if raw[:8] == "https://" else raw[7:8] if raw[:7] == "http://" else ""
+        if (
+            head
+            and head not in "/?#"
+            and not head.isspace()
+            and len(raw) <= self.limits.max_loc_length
+        ):
+            return raw
         if len(raw) > self.limits.max_loc_length:
             self.note("loc-too-long", f"{len(raw)} characters: {shorten(raw, 60)}")
             return None
+        if is_http_url(raw):
+            return raw
+        return self._invalid(raw)
+
+    def _invalid(self, raw: str) -> str | None:
+        """Not an absolute http(s) URL: resolve a relative one when asked, else drop it."""
         if is_http_url(raw):
             return raw
         if not raw:

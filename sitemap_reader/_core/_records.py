@@ -83,7 +83,15 @@ def emit_ref(doc: Document, loc_raw: str, lastmod_raw: str | None) -> bool:
     return True
 
 
+# The values generators write, parsed once: float() per entry is most of this field's cost.
+_PRIORITIES = {f"{tenth / 10:.1f}": tenth / 10 for tenth in range(11)}
+_PRIORITIES.update({"0": 0.0, "1": 1.0})
+
+
 def _priority(raw: str) -> float | None:
+    known = _PRIORITIES.get(raw)
+    if known is not None:
+        return known
     try:
         value = float(raw)
     except ValueError:

@@ -21,58 +21,56 @@ from .._models import Image
 from ._doc import Document
 from ._records import emit_entry, emit_ref
 
-_W = rb"[ \t\r\n]*"
+_W = r"[ \t\r\n]*"
 # Character data expat accepts as is: no markup, no CR (expat rewrites it), no control
 # characters, and only the five predefined entity references. No ">" either: "]]>" is not
 # allowed in character data (XML 1.0 section 2.4), so a value with ">" is expat's to judge.
 _T = (
-    rb"([^<>&\x00-\x08\x0b-\x1f]*"
-    rb"(?:&(?:amp|lt|gt|quot|apos);[^<>&\x00-\x08\x0b-\x1f]*)*)"
+    r"([^<>&\x00-\x08\x0b-\x1f]*"
+    r"(?:&(?:amp|lt|gt|quot|apos);[^<>&\x00-\x08\x0b-\x1f]*)*)"
 )
 
 
-def _field(name: bytes) -> bytes:
-    return rb"<" + name + _W + rb">" + _T + rb"</" + name + _W + rb">" + _W
+def _field(name: str) -> str:
+    return r"<" + name + _W + r">" + _T + r"</" + name + _W + r">" + _W
 
 
-_IMAGE = (
-    rb"<image:image" + _W + rb">" + _W + _field(b"image:loc") + rb"</image:image" + _W + rb">" + _W
-)
+_IMAGE = r"<image:image" + _W + r">" + _W + _field("image:loc") + r"</image:image" + _W + r">" + _W
 _URL = re.compile(
     _W
-    + rb"<url"
+    + r"<url"
     + _W
-    + rb">"
+    + r">"
     + _W
-    + _field(b"loc")
-    + rb"(?:"
-    + _field(b"lastmod")
-    + rb")?(?:"
-    + _field(b"changefreq")
-    + rb")?(?:"
-    + _field(b"priority")
-    + rb")?((?:"
+    + _field("loc")
+    + r"(?:"
+    + _field("lastmod")
+    + r")?(?:"
+    + _field("changefreq")
+    + r")?(?:"
+    + _field("priority")
+    + r")?((?:"
     + _IMAGE
-    + rb")*)</url"
+    + r")*)</url"
     + _W
-    + rb">"
+    + r">"
 )
-_IMAGE_LOC = re.compile(rb"<image:loc" + _W + rb">" + _T + rb"</image:loc")
+_IMAGE_LOC = re.compile(r"<image:loc" + _W + r">" + _T + r"</image:loc")
 _SITEMAP = re.compile(
     _W
-    + rb"<sitemap"
+    + r"<sitemap"
     + _W
-    + rb">"
+    + r">"
     + _W
-    + _field(b"loc")
-    + rb"(?:"
-    + _field(b"lastmod")
-    + rb")?</sitemap"
+    + _field("loc")
+    + r"(?:"
+    + _field("lastmod")
+    + r")?</sitemap"
     + _W
-    + rb">"
+    + r">"
 )
-_URL_END = re.compile(rb"</url" + _W + rb">")
-_SITEMAP_END = re.compile(rb"</sitemap" + _W + rb">")
+_URL_END = re.compile(r"</url" + _W + r">")
+_SITEMAP_END = re.compile(r"</sitemap" + _W + r">")
 
 # What the document must start with for the scanner to take over after the root tag:
 # an optional BOM and declaration, comments, processing instructions and white space (no
@@ -104,27 +102,53 @@ def eligible(match: re.Match[bytes]) -> tuple[bool, bool]:
     return True, _IMAGE_NS_DECL.search(match["attrs"]) is not None
 
 
-def _text(raw: bytes) -> str:
-    """Decode one value the way expat would deliver it, stripped; ValueError when it can't.
+def _unescape(value: str) -> str:
+    """The five predefined entities, as expat decodes them (``&amp;`` last: once only)."""
+    return (
+        value.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+    )
 
-    U+FFFE and U+FFFF are not XML characters, so they are expat's to report: the scanner
-    refuses whole chunks that hold them (see ``Scanner.feed``)."""
-    value = raw.decode("utf-8")  # UnicodeDecodeError is a ValueError
-    if "&" in value:
-        value = (
-            value.replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&quot;", '"')
-            .replace("&apos;", "'")
-            .replace("&amp;", "&")
-        )
-    return value.strip()
+
+def _text(value: str) -> str:
+    return (_unescape(value) if "&" in value else value).strip()
+
+
+def _complete(raw: bytes) -> int:
+    """How many leading bytes of ``raw`` end on a whole UTF-8 character."""
+    end = len(raw)
+    for back in range(1, min(4, end) + 1):
+        byte = raw[end - back]
+        if byte < 0x80:
+            return end  # ASCII: nothing is cut
+        if byte >= 0xC0:  # a lead byte: is its sequence whole?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return end if back >= need else end - back
+    return end  # no lead byte near the end: let the strict decoder judge
 
 
 class Scanner:
-    """Consumes simple blocks; gives back the bytes expat must read from where it stops."""
+    """Consumes simple blocks; gives back the bytes expat must read from where it stops.
 
-    __slots__ = ("_buf", "_col", "_doc", "_end", "_images", "_index", "_limit", "_lines", "_re")
+    The bytes are decoded once per chunk (strictly: invalid UTF-8 is expat's to report), so
+    the expressions run over text and values need no decoding of their own.
+    """
+
+    __slots__ = (
+        "_buf",
+        "_col",
+        "_doc",
+        "_end",
+        "_images",
+        "_index",
+        "_limit",
+        "_lines",
+        "_pending",
+        "_re",
+    )
 
     def __init__(self, doc: Document, *, index: bool, images: bool) -> None:
         self._doc = doc
@@ -132,87 +156,105 @@ class Scanner:
         self._images = images and not index
         self._re = _SITEMAP if index else _URL
         self._end = _SITEMAP_END if index else _URL_END
-        self._limit = min(BLOCK_MAX, doc.limits.max_token_bytes)
-        self._buf = b""
+        self._limit = min(BLOCK_MAX, doc.limits.max_token_bytes)  # in bytes, as expat counts
+        self._buf = ""  # decoded, not yet consumed
+        self._pending = b""  # the start of a character split across chunks
         self._lines = 0  # line breaks consumed, as expat counts them
         self._col = 0  # characters consumed since the last of them
 
     def feed(self, data: bytes) -> bytes | None:
         """Take ``data``; None while the scanner goes on, else the bytes to give expat."""
-        buf = self._buf + data if self._buf else data
-        if b"\xef\xbf\xbe" in buf or b"\xef\xbf\xbf" in buf:  # U+FFFE, U+FFFF
-            self._buf = b""
-            return self._filler() + buf
+        raw = self._pending + data if self._pending else data
+        cut = _complete(raw)
+        try:
+            text = raw[:cut].decode("utf-8")
+        except UnicodeDecodeError:
+            return self._give_up(raw)
+        if "\ufffe" in text or "\uffff" in text:  # not XML characters: expat reports them
+            return self._give_up(raw)
+        self._pending = raw[cut:]
+        buf = self._buf + text if self._buf else text
         pos = 0
         match = self._re.match
         doc = self._doc
+        limit = self._limit
         give_up = False
         while True:
             m = match(buf, pos)
             if m is None:
                 break
-            if m.end() - pos > self._limit:
+            end = m.end()
+            if end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit:
                 give_up = True  # as in _can_wait: a value or tag this long is expat's to judge
                 break
-            try:
-                if self._index:
-                    loc, lastmod = m.group(1, 2)
-                    ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
-                else:
-                    loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
-                    images: list[Image] | tuple[()] = ()
-                    if image_run:
-                        if not self._images:  # the prefix is unbound, or bound elsewhere
-                            raise ValueError("image blocks without the image namespace")
-                        images = [Image(_text(raw)) for raw in _IMAGE_LOC.findall(image_run)]
-                        if not all(image.loc for image in images):
-                            raise ValueError("an image without a loc: the exact path reports it")
-                    ok = emit_entry(
-                        doc,
-                        _text(loc),
-                        None if lastmod is None else _text(lastmod),
-                        None if changefreq is None else _text(changefreq),
-                        None if priority is None else _text(priority),
-                        images,
-                    )
-            except ValueError:
-                give_up = True
-                break
-            pos = m.end()
+            if self._index:
+                loc, lastmod = m.group(1, 2)
+                ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
+            else:
+                loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
+                images: list[Image] | tuple[()] = ()
+                if image_run:
+                    if not self._images:  # the prefix is unbound, or bound elsewhere
+                        give_up = True
+                        break
+                    images = [Image(_text(value)) for value in _IMAGE_LOC.findall(image_run)]
+                    if not all(image.loc for image in images):
+                        give_up = True  # an image without a loc: the exact path reports it
+                        break
+                ok = emit_entry(
+                    doc,
+                    _text(loc),
+                    None if lastmod is None else _text(lastmod),
+                    None if changefreq is None else _text(changefreq),
+                    None if priority is None else _text(priority),
+                    images,
+                )
+            pos = end
             if not ok:
                 return None  # the document was cut; the parser reads no more
         if pos:
             self._consumed(buf[:pos])
         rest = buf[pos:]
         if give_up or not self._can_wait(rest):
-            self._buf = b""
-            return self._filler() + rest
+            self._buf = ""
+            pending, self._pending = self._pending, b""
+            return self._filler() + rest.encode("utf-8") + pending
         self._buf = rest
         return None
 
     def finish(self) -> bytes:
         """End of input: everything not consumed goes to expat."""
-        rest, self._buf = self._buf, b""
-        return self._filler() + rest
+        rest, self._buf = self._buf, ""
+        pending, self._pending = self._pending, b""
+        return self._filler() + rest.encode("utf-8") + pending
 
-    def _can_wait(self, rest: bytes) -> bool:
+    def _give_up(self, raw: bytes) -> bytes:
+        rest, self._buf = self._buf, ""
+        self._pending = b""
+        # Text decoded earlier came from valid UTF-8: encoding it gives back the same bytes.
+        return self._filler() + rest.encode("utf-8") + raw
+
+    def _can_wait(self, rest: str) -> bool:
         """True when ``rest`` may still become a block the scanner takes."""
-        if len(rest) > self._limit or self._end.search(rest) is not None:
+        limit = self._limit
+        if len(rest) > limit >> 2 and len(rest.encode()) + len(self._pending) > limit:
             return False
-        head = rest.lstrip(b" \t\r\n")[:9]
-        opening = b"<sitemap" if self._index else b"<url"
+        if self._end.search(rest) is not None:
+            return False
+        head = rest.lstrip(" \t\r\n")[:9]
+        opening = "<sitemap" if self._index else "<url"
         return head.startswith(opening) or opening.startswith(head)
 
-    def _consumed(self, seg: bytes) -> None:
-        lf = seg.count(b"\n")
-        cr = seg.count(b"\r")
-        breaks = lf + cr - seg.count(b"\r\n") if cr else lf
+    def _consumed(self, seg: str) -> None:
+        lf = seg.count("\n")
+        cr = seg.count("\r")
+        breaks = lf + cr - seg.count("\r\n") if cr else lf
         if breaks:
             self._lines += breaks
-            last = max(seg.rfind(b"\n"), seg.rfind(b"\r"))
-            self._col = len(seg[last + 1 :].decode("utf-8"))
+            last = max(seg.rfind("\n"), seg.rfind("\r"))
+            self._col = len(seg) - last - 1
         else:
-            self._col += len(seg.decode("utf-8"))
+            self._col += len(seg)
 
     def _filler(self) -> bytes:
         filler = b"\n" * self._lines + b" " * self._col
