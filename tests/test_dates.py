@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_reader import parse_datetime
+from sitemap_reader._core._dates import parse_w3c
 
 UTC = timezone.utc
 
@@ -95,3 +96,32 @@ def test_never_raises_and_is_always_aware(text: str) -> None:
 def test_round_trips_isoformat(value: datetime) -> None:
     """Python's own isoformat() output, a W3C datetime, reads back to the same instant."""
     assert parse_datetime(value.isoformat()) == value
+
+
+_DIGIT = st.sampled_from("0123456789")
+
+
+@st.composite
+def _common_shapes(draw: st.DrawFn) -> str:
+    """Strings of the three shapes parse_datetime hands to fromisoformat, valid or not."""
+    digits = [draw(_DIGIT) for _ in range(14)]
+    date = f"{''.join(digits[:4])}-{''.join(digits[4:6])}-{''.join(digits[6:8])}"
+    shape = draw(st.sampled_from(("date", "zulu", "offset")))
+    if shape == "date":
+        return date
+    time = f"T{''.join(digits[8:10])}:{''.join(digits[10:12])}:{''.join(digits[12:14])}"
+    if shape == "zulu":
+        return date + time + "Z"
+    sign = draw(st.sampled_from("+-"))
+    offset = "".join(draw(_DIGIT) for _ in range(4))
+    return f"{date}{time}{sign}{offset[:2]}:{offset[2:]}"
+
+
+@given(_common_shapes())
+def test_the_fromisoformat_shortcut_agrees_with_the_expression(value: str) -> None:
+    """For the common shapes, the C shortcut gives exactly what the W3C expression gives."""
+    fast = parse_datetime.__wrapped__(value)
+    reference = parse_w3c(value)
+    assert fast == reference
+    if fast is not None and reference is not None:
+        assert fast.utcoffset() == reference.utcoffset()

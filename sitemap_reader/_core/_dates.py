@@ -72,24 +72,31 @@ def parse_datetime(text: str) -> datetime | None:
             pass  # e.g. "Z" before Python 3.11, or a day that does not exist: the regex says
         else:
             return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+    w3c = parse_w3c(value)
+    return w3c if w3c is not None else _parse_rfc822(value)
+
+
+def parse_w3c(value: str) -> datetime | None:
+    """The W3C Datetime forms (loosened as above) by expression alone: the reference the
+    ``fromisoformat`` shortcut is tested against."""
     match = _W3C.fullmatch(value)
-    if match is not None:
-        year, month, day, hour, minute, second, fraction, zone = match.groups()
-        try:
-            micro = int((fraction or "0")[:6].ljust(6, "0"))
-            return datetime(
-                int(year),
-                int(month or 1),
-                int(day or 1),
-                int(hour or 0),
-                int(minute or 0),
-                int(second or 0),
-                micro,
-                tzinfo=_zone(zone),
-            )
-        except ValueError:
-            return None
-    return _parse_rfc822(value)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    try:
+        micro = int((fraction or "0")[:6].ljust(6, "0"))
+        return datetime(
+            int(year),
+            int(month or 1),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            micro,
+            tzinfo=_zone(zone),
+        )
+    except ValueError:
+        return None
 
 
 def _parse_rfc822(value: str) -> datetime | None:
