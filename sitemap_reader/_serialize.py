@@ -19,12 +19,15 @@ def _plain(value: Any) -> Any:
     return value.value if hasattr(value, "value") else value
 
 
+_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Image, Video, News, Alternate)}
+
+
 def _extension(record: Image | Video | News | Alternate) -> dict[str, Any]:
     out = {}
-    for f in fields(record):
-        value = getattr(record, f.name)
+    for name in _FIELDS[type(record)]:
+        value = getattr(record, name)
         if value is not None and value != ():
-            out[f.name] = _plain(value)
+            out[name] = _plain(value)
     return out
 
 

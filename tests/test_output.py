@@ -1,0 +1,57 @@
+"""The command line's hand-written JSON lines equal json.dumps of entry_to_dict."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, entry_to_dict
+from sitemap_reader._cli import _json_line
+
+_text = st.text(min_size=1, max_size=30)
+_images = st.lists(
+    st.builds(Image, _text, st.none() | _text, st.none() | _text, st.none(), st.none()),
+    max_size=3,
+).map(tuple)
+_dates = st.none() | st.datetimes(
+    min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1)
+).map(lambda d: d.replace(tzinfo=timezone(timedelta(hours=d.hour % 5))))
+
+
+@given(
+    loc=_text,
+    lastmod=_dates,
+    changefreq=st.none() | st.sampled_from(list(ChangeFreq)),
+    priority=st.none() | st.floats(min_value=0.0, max_value=1.0),
+    images=_images,
+    alternates=st.lists(st.builds(Alternate, st.none() | _text, _text), max_size=2).map(tuple),
+    news=st.lists(st.builds(News, title=_text), max_size=1).map(tuple),
+)
+def test_json_line_is_json_dumps_of_entry_to_dict(
+    loc: str,
+    lastmod: datetime | None,
+    changefreq: ChangeFreq | None,
+    priority: float | None,
+    images: tuple[Image, ...],
+    alternates: tuple[Alternate, ...],
+    news: tuple[News, ...],
+) -> None:
+    """Every entry shape is written exactly as the documented JSON object, one per line."""
+    entry = Entry(
+        loc,
+        lastmod,
+        changefreq,
+        priority,
+        "https://example.com/s.xml",
+        images,
+        (),
+        news,
+        alternates,
+    )
+    line = _json_line(entry)
+    assert line.endswith("\n") and "\n" not in line[:-1]
+    assert line == json.dumps(entry_to_dict(entry), ensure_ascii=False) + "\n"
+    assert json.loads(line)["loc"] == loc
