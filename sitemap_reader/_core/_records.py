@@ -32,7 +32,11 @@ def emit_entry(
     loc = doc.check_loc(loc_raw)
     if loc is None:
         return True
-    if not doc.count_entry():
+    # The hottest function of the parser: count_entry and _priority are inlined for their
+    # common case (under the limit; a usual priority value).
+    if doc.entries < doc.limits.max_urls:
+        doc.entries += 1
+    elif not doc.count_entry():
         return False
     lastmod = changefreq = priority = None
     if lastmod_raw:
@@ -44,9 +48,11 @@ def emit_entry(
         if changefreq is None:
             doc.note("invalid-changefreq", shorten(changefreq_raw))
     if priority_raw:
-        priority = _priority(priority_raw)
+        priority = _PRIORITIES.get(priority_raw)
         if priority is None:
-            doc.note("invalid-priority", shorten(priority_raw))
+            priority = _priority(priority_raw)
+            if priority is None:
+                doc.note("invalid-priority", shorten(priority_raw))
     if images or videos or news or alternates:
         doc.out.append(
             Entry(
