@@ -141,6 +141,14 @@ def test_parses_without_exception_whatever_the_chunking(name: str) -> None:
         assert _parse(data, sized(data, size), url=_url(name)) == reference, size
 
 
+@pytest.mark.parametrize("name", FILES)
+def test_the_fast_path_and_the_exact_path_agree_on_real_files(name: str) -> None:
+    """Real generators' output (stylesheets, CRLF, odd namespaces) gives the scanner and
+    expat alone the very same events, problems included."""
+    data = _read(name)
+    assert _parse(data, url=_url(name), fast=False) == _events(name)
+
+
 # -- well-formed files: exact counts --------------------------------------------------------
 
 

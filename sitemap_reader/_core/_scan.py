@@ -73,11 +73,12 @@ _URL_END = re.compile(r"</url" + _W + r">")
 _SITEMAP_END = re.compile(r"</sitemap" + _W + r">")
 
 # What the document must start with for the scanner to take over after the root tag:
-# an optional BOM and declaration, comments, processing instructions and white space (no
-# DOCTYPE: it could declare defaults), then an unprefixed root start tag.
+# an optional BOM and declaration, comments, processing instructions (<?xml-stylesheet?>,
+# which Yoast, Rank Math and WordPress write, among them) and white space (no DOCTYPE: it
+# could declare defaults), then an unprefixed root start tag.
 PROLOG = re.compile(
     rb"(?:\xef\xbb\xbf)?(?:<\?xml(?P<decl>[^>]*)\?>)?"
-    rb"(?:[ \t\r\n]+|<!--(?:[^-]|-(?!-))*-->|<\?(?!xml)[^?]*(?:\?(?!>)[^?]*)*\?>)*"
+    rb"(?:[ \t\r\n]+|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
     rb"<(?P<root>[A-Za-z_][\w.\-:]*)"
     rb"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:][\w.\-:]*[ \t\r\n]*=[ \t\r\n]*(?:\"[^\"<]*\"|'[^'<]*'))*)"
     rb"[ \t\r\n]*>"

@@ -190,7 +190,9 @@ class XmlHandler:
             p.SetReparseDeferralEnabled(False)
         p.StartElementHandler = self._start
         p.EndElementHandler = self._end
-        p.CharacterDataHandler = self._chars
+        # Set only while a value is captured (see _capture): most character data in a
+        # sitemap is white space between tags, and each call would cost a Python frame.
+        p.CharacterDataHandler = None
         p.EntityDeclHandler = _forbid_entity
         p.UnparsedEntityDeclHandler = _forbid_unparsed
         p.ExternalEntityRefHandler = _forbid_external
@@ -516,6 +518,7 @@ class XmlHandler:
         raise _Stop
 
     def _capture(self, field: str, depth: int) -> None:
+        self._parser.CharacterDataHandler = self._chars  # pyexpat flushed what came before
         self._key = field
         self._key_depth = depth
         self._key_line = self._parser.CurrentLineNumber
@@ -561,6 +564,7 @@ class XmlHandler:
             if depth != self._key_depth:
                 return
             self._key = None
+            self._parser.CharacterDataHandler = None  # the value's text was flushed to _chars
             value = "".join(self._text).strip()
             sub = self._sub
             if sub is None:
