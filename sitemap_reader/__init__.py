@@ -5,13 +5,19 @@ The one public surface: everything a user needs is importable from here.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import typing as _typing
+
 from ._config import (
     DEFAULT_CONFIG,
     DEFAULT_LIMITS,
+    DEFAULT_MAX_AGE,
     MAX_BYTES_PER_SITEMAP,
     MAX_LOC_LENGTH,
     MAX_URLS_PER_SITEMAP,
     WELL_KNOWN_PATHS,
+    Incremental,
     Limits,
     ReaderConfig,
     RetryPolicy,
@@ -26,47 +32,75 @@ from ._errors import (
     LimitExceeded,
     ParseError,
     SitemapReaderError,
+    StateError,
     TransportError,
     UnsafeXMLError,
 )
-from ._io._walk import Progress
+from ._io._state import (
+    MemoryStateStore,
+    SqliteStateStore,
+    StateStore,
+    StoreSummary,
+    default_state_path,
+)
 from ._models import (
     Alternate,
     ChangeFreq,
+    ChangeKind,
     Entry,
+    EntryChange,
     Event,
     Format,
     Image,
     News,
     Problem,
     SitemapRef,
+    SitemapState,
     SitemapVisited,
     Status,
     Video,
 )
-from ._reader import SitemapReader
 from ._serialize import entry_to_dict
-from ._sync import collect_urls_sync, entries_sync, walk_sync
+
+if _typing.TYPE_CHECKING:
+    from ._io._walk import Progress
+    from ._reader import SitemapReader
+    from ._sync import collect_urls_sync, entries_sync, walk_sync
+
+# The I/O layer (aiohttp, asyncio) loads on first use (PEP 562), so that the sans-IO core
+# and the records can be imported without it.
+_LAZY = {
+    "Progress": "._io._walk",
+    "SitemapReader": "._reader",
+    "collect_urls_sync": "._sync",
+    "entries_sync": "._sync",
+    "walk_sync": "._sync",
+}
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_CONFIG",
     "DEFAULT_LIMITS",
+    "DEFAULT_MAX_AGE",
     "MAX_BYTES_PER_SITEMAP",
     "MAX_LOC_LENGTH",
     "MAX_URLS_PER_SITEMAP",
     "WELL_KNOWN_PATHS",
     "Alternate",
     "ChangeFreq",
+    "ChangeKind",
     "Entry",
+    "EntryChange",
     "Event",
     "FetchError",
     "Format",
     "HTTPStatusError",
     "Image",
+    "Incremental",
     "LimitExceeded",
     "Limits",
+    "MemoryStateStore",
     "News",
     "ParseError",
     "Problem",
@@ -78,14 +112,20 @@ __all__ = [
     "SitemapReader",
     "SitemapReaderError",
     "SitemapRef",
+    "SitemapState",
     "SitemapVisited",
+    "SqliteStateStore",
+    "StateError",
+    "StateStore",
     "Status",
+    "StoreSummary",
     "Timeouts",
     "TransportError",
     "UnsafeXMLError",
     "Video",
     "__version__",
     "collect_urls_sync",
+    "default_state_path",
     "entries_sync",
     "entry_to_dict",
     "parse_datetime",
@@ -94,13 +134,25 @@ __all__ = [
 
 # Present the public names as sitemap_reader.X in reprs, docs and tracebacks (as httpx does).
 for _name in __all__:
-    if not _name.startswith("__"):
+    if not _name.startswith("__") and _name not in _LAZY:
         _obj = globals()[_name]
         if getattr(_obj, "__module__", "").startswith("sitemap_reader."):
             try:
                 _obj.__module__ = __name__
             except (AttributeError, TypeError):
                 pass
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    if getattr(value, "__module__", "").startswith("sitemap_reader."):
+        with contextlib.suppress(AttributeError, TypeError):
+            value.__module__ = __name__
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

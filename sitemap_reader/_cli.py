@@ -1,8 +1,9 @@
-"""The command line: ``sitemap-reader dump`` and ``sitemap-reader tree``.
+"""The command line: ``sitemap-reader dump``, ``tree`` and ``state show``.
 
 A thin client of the public API (it imports ``sitemap_reader`` only). stdout carries
 records only; problems, progress and the summary go to stderr. Exit status: 0 when a
-source was read (even in part), 1 when none could be, 2 for a usage error.
+source was read (even in part) or found unchanged, 1 when none could be, 2 for a usage
+error (a state file that cannot be used included).
 """
 
 from __future__ import annotations
@@ -41,11 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        config = _config(args)
+        config = _config(args) if hasattr(args, "scope") else sr.DEFAULT_CONFIG
     except ValueError as exc:
         parser.error(str(exc))
     try:
         return int(args.run(args, config))
+    except sr.StateError as exc:
+        print(f"sitemap-reader: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("sitemap-reader: interrupted", file=sys.stderr)
         return 130
@@ -88,7 +92,19 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_date,
         help="keep entries whose lastmod is at or after DATE (entries without one are kept)",
     )
+    dump.add_argument(
+        "--since-strict",
+        action="store_true",
+        help="with --since, also drop entries that have no lastmod",
+    )
+    dump.add_argument(
+        "--changes",
+        action="store_true",
+        help="with --state: print only what changed since the last --changes run, each "
+        'record with "change": new, modified or removed',
+    )
     _common(dump)
+    _incremental(dump)
     dump.set_defaults(run=_run_dump)
 
     tree = commands.add_parser(
@@ -97,8 +113,49 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     tree.add_argument("sources", nargs="+", metavar="SOURCE")
     _common(tree)
+    _incremental(tree)
     tree.set_defaults(run=_run_tree)
+
+    state = commands.add_parser("state", help="inspect a state file (--state)")
+    actions = state.add_subparsers(title="actions", metavar="ACTION")
+    show = actions.add_parser(
+        "show",
+        help="list what a state file holds",
+        description="List the documents a state file holds, with their counts, lastmod, "
+        f"validators and when they were read. FILE defaults to {_DEFAULT_STATE}.",
+    )
+    show.add_argument("file", nargs="?", metavar="FILE")
+    show.add_argument("--format", choices=("text", "jsonl"), default="text")
+    show.set_defaults(run=_run_state_show)
     return parser
+
+
+# Resolved when used, so XDG_STATE_HOME is read at run time (sr.default_state_path()).
+_DEFAULT_STATE = "$XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by default)"
+
+
+def _incremental(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--state",
+        nargs="?",
+        const=True,  # --state alone: the default file
+        metavar="FILE",
+        help="remember what was read in FILE (SQLite; its directory is created) and next "
+        f"time fetch and print only what changed. --state alone uses {_DEFAULT_STATE}; "
+        "a directory gets state.sqlite inside it",
+    )
+    command.add_argument(
+        "--all",
+        action="store_true",
+        help="with --state: read and print everything, changed or not (and record it)",
+    )
+    command.add_argument(
+        "--max-age",
+        type=_duration,
+        metavar="AGE",
+        help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
+        "unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)",
+    )
 
 
 def _common(command: argparse.ArgumentParser) -> None:
@@ -158,6 +215,21 @@ def _seconds(text: str) -> float:
     return value
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+
+
+def _duration(text: str) -> float:
+    """Seconds, from '3600', '90s', '30m', '12h', '7d' or '2w'."""
+    number, unit = (text[:-1], text[-1].lower()) if text[-1:].isalpha() else (text, "s")
+    try:
+        value = float(number) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 12h or 7d)") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
 def _date(text: str) -> datetime:
     value = sr.parse_datetime(text)
     if value is None:
@@ -189,7 +261,41 @@ def _config(args: argparse.Namespace) -> sr.ReaderConfig:
         changes["user_agent"] = args.user_agent
     if args.no_probe:
         changes["well_known_paths"] = ()
+    feed = bool(getattr(args, "changes", False))  # dump only
+    incremental = base.incremental
+    if args.max_age is not None:
+        incremental = dataclasses.replace(incremental, max_age=args.max_age)
+    changes["incremental"] = dataclasses.replace(incremental, read_all=args.all, changes=feed)
+    if args.state is None and (args.all or args.max_age is not None or feed):
+        raise ValueError("--all, --max-age and --changes need --state")
+    if isinstance(args.state, str) and args.state.lower().startswith(("http://", "https://")):
+        raise ValueError(
+            f"--state takes a file, not {args.state!r}: write --state=FILE, or put a bare "
+            "--state after the sources"
+        )
+    if getattr(args, "since_strict", False) and args.since is None:
+        raise ValueError("--since-strict needs --since")
     return dataclasses.replace(base, **changes)
+
+
+def _open_state(args: argparse.Namespace) -> str | None:
+    """The state file's path, its directory made; None without --state."""
+    if args.state is None:
+        return None
+    if args.state is True:
+        path = sr.default_state_path()
+    else:
+        path = os.path.abspath(os.path.expanduser(args.state))
+    if os.path.isdir(path):
+        path = os.path.join(path, os.path.basename(sr.default_state_path()))
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as exc:
+        raise sr.StateError(
+            f"cannot make the directory of the state file {path}: {exc.strerror or exc}",
+            path=path,
+        ) from exc
+    return path
 
 
 # -- dump ---------------------------------------------------------------------------------------
@@ -218,29 +324,39 @@ def _run_dump(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
 
 
 def _dump(args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str]) -> int:
-    write = _writer(args.format, out)
+    feed = config.incremental.changes
+    write = _change_writer(args.format, out) if feed else _writer(args.format, out)
     since: datetime | None = args.since
-    console = _Console(args.quiet, args.no_progress)
+    # Entries with no lastmod pass --since unless --since-strict.
+    undated = not args.since_strict
+    console = _Console(args.quiet, args.no_progress, feed=feed)
+    state = _open_state(args)
 
     async def run() -> _Tally:
         tally = _Tally()
-        async with sr.SitemapReader(config) as reader:
+        async with sr.SitemapReader(config, state=state) as reader:
             console.start(reader)
             try:
                 async for batch in reader.walk_batches(*args.sources):
-                    entries = []
+                    records: list[Any] = []
                     for event in batch:
                         kind = type(event)
-                        if kind is sr.Entry:
-                            if since is None or event.lastmod is None or event.lastmod >= since:  # type: ignore[attr-defined]
-                                entries.append(event)
+                        if kind is sr.Entry or kind is sr.EntryChange:
+                            lastmod = event.lastmod  # type: ignore[attr-defined]
+                            if (
+                                since is None
+                                or (undated if lastmod is None else lastmod >= since)
+                                # when a URL went away says nothing of its lastmod
+                                or getattr(event, "change", None) is sr.ChangeKind.REMOVED
+                            ):
+                                records.append(event)
                         elif kind is sr.Problem:
                             console.problem(event)  # type: ignore[arg-type]
                         else:
                             tally.visited(event)  # type: ignore[arg-type]
-                    if entries:
-                        tally.written += len(entries)
-                        write(entries)  # type: ignore[arg-type]
+                    if records:
+                        tally.written += len(records)
+                        write(records)
             finally:
                 console.stop()
             tally.progress = reader.progress
@@ -249,7 +365,33 @@ def _dump(args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str]) -> in
     tally = asyncio.run(run())
     out.flush()
     console.summary(tally)
-    return 0 if tally.read else 1
+    return 0 if tally.read or tally.unchanged else 1
+
+
+def _change_writer(fmt: str, out: IO[str]) -> Callable[[list[sr.EntryChange]], None]:
+    """The change feed: loc, lastmod, sitemap and change (the store keeps no other field)."""
+    if fmt == "txt":
+
+        def write_txt(changes: list[sr.EntryChange]) -> None:
+            out.write("".join([f"{c.change.value}\t{c.loc}\n" for c in changes]))
+
+        return write_txt
+    if fmt == "csv":
+        rows = csv.writer(out, lineterminator="\n")
+        rows.writerow(("loc", "lastmod", "sitemap", "change"))
+
+        def write_csv(changes: list[sr.EntryChange]) -> None:
+            rows.writerows(
+                (c.loc, "" if c.lastmod is None else _iso(c.lastmod), c.sitemap, c.change.value)
+                for c in changes
+            )
+
+        return write_csv
+
+    def write_jsonl(changes: list[sr.EntryChange]) -> None:
+        out.write("".join([_change_line(c) for c in changes]))
+
+    return write_jsonl
 
 
 def _writer(fmt: str, out: IO[str]) -> Callable[[list[sr.Entry]], None]:
@@ -290,22 +432,48 @@ def _iso(value: datetime) -> str:
     # Sitemaps repeat a few dates many times, and parse_datetime hands back one object each.
     text = _ISO.get(value)
     if text is None:
-        if len(_ISO) > 100_000:
+        if len(_ISO) > 4_096:  # bounded: with distinct dates it only costs memory
             _ISO.clear()
         text = _ISO[value] = value.isoformat()
     return text
 
 
 def _json_line(e: sr.Entry) -> str:
-    """One JSON object, as json.dumps(entry_to_dict(e), ensure_ascii=False) writes it."""
-    if e.images or e.videos or e.news or e.alternates:
+    """One JSON object, as json.dumps(entry_to_dict(e), ensure_ascii=False) writes it.
+
+    Written out by hand for the shapes nearly every entry has (no extension, or images
+    with a loc alone): json.dumps of a dict costs several times as much per line."""
+    images = e.images
+    if e.videos or e.news or e.alternates or (images and not all(map(_bare, images))):
         return json.dumps(sr.entry_to_dict(e), ensure_ascii=False) + "\n"
     lastmod = "null" if e.lastmod is None else '"' + _iso(e.lastmod) + '"'
     changefreq = "null" if e.changefreq is None else '"' + e.changefreq.value + '"'
     priority = "null" if e.priority is None else repr(e.priority)
+    tail = ""
+    if images:
+        tail = (
+            ', "images": [' + ", ".join(['{"loc": ' + _encode(i.loc) + "}" for i in images]) + "]"
+        )
     return (
         f'{{"loc": {_encode(e.loc)}, "lastmod": {lastmod}, "changefreq": {changefreq}, '
-        f'"priority": {priority}, "sitemap": {_encode(e.sitemap)}}}\n'
+        f'"priority": {priority}, "sitemap": {_encode(e.sitemap)}{tail}}}\n'
+    )
+
+
+def _bare(image: sr.Image) -> bool:
+    return (
+        image.caption is None
+        and image.title is None
+        and image.geo_location is None
+        and image.license is None
+    )
+
+
+def _change_line(c: sr.EntryChange) -> str:
+    lastmod = "null" if c.lastmod is None else '"' + _iso(c.lastmod) + '"'
+    return (
+        f'{{"loc": {_encode(c.loc)}, "lastmod": {lastmod}, "sitemap": {_encode(c.sitemap)}, '
+        f'"change": "{c.change.value}"}}\n'
     )
 
 
@@ -314,11 +482,12 @@ def _json_line(e: sr.Entry) -> str:
 
 def _run_tree(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
     console = _Console(args.quiet, args.no_progress)
+    state = _open_state(args)
 
     async def run() -> tuple[list[sr.SitemapVisited], _Tally]:
         tally = _Tally()
         reports: list[sr.SitemapVisited] = []
-        async with sr.SitemapReader(config) as reader:
+        async with sr.SitemapReader(config, state=state) as reader:
             console.start(reader)
             try:
                 async for batch in reader.walk_batches(*args.sources):
@@ -334,7 +503,88 @@ def _run_tree(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
     reports, tally = asyncio.run(run())
     _print_tree(reports, sys.stdout)
     console.summary(tally)
-    return 0 if tally.read else 1
+    return 0 if tally.read or tally.unchanged else 1
+
+
+# -- state show ----------------------------------------------------------------------------------
+
+
+def _run_state_show(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    path = args.file or sr.default_state_path()
+    if not os.path.isfile(path):
+        print(f"sitemap-reader: no state file at {path}", file=sys.stderr)
+        return 1
+    with sr.SqliteStateStore(path) as store:
+        out = sys.stdout
+        if args.format == "jsonl":
+            for state in store.states():
+                out.write(json.dumps(_state_dict(state), ensure_ascii=False) + "\n")
+            return 0
+        summary = store.summary()
+        states = list(store.states())
+        out.write(
+            f"{path}: schema {summary.schema}, {summary.documents:,} documents"
+            f" ({sum(s.entries for s in states):,} URLs at their last reads,"
+            f" {sum(s.bytes for s in states) / 1e6:,.1f} MB)"
+        )
+        if summary.tracked_urls or summary.pending:
+            out.write(
+                f"; change feed: {summary.tracked_urls:,} URLs tracked,"
+                f" {summary.pending:,} changes not yet delivered"
+            )
+        if summary.forgotten:
+            out.write(f"; {summary.forgotten:,} documents forgotten (left their index)")
+        out.write("\n")
+        for state in states:
+            out.write(_describe_state(state) + "\n")
+    return 0
+
+
+def _describe_state(state: sr.SitemapState) -> str:
+    parts = [state.url]
+    if state.final_url != state.url:
+        parts.append(f"-> {state.final_url}")
+    parts.append(str(state.format) if state.format is not None else "?")
+    if state.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
+        parts.append(f"{len(state.children):,} sitemaps")
+    else:
+        parts.append(f"{state.entries:,} URLs")
+    parts.append(f"{state.bytes:,} bytes")
+    if state.lastmod is not None:
+        parts.append(f"lastmod {state.lastmod.isoformat()}")
+    if state.etag:
+        parts.append(f"etag {state.etag}")
+    if state.last_modified:
+        parts.append(f"last-modified {state.last_modified!r}")
+    parts.append(f"read {state.fetched_at:%Y-%m-%d %H:%M:%S}Z")
+    if state.checked_at != state.fetched_at:
+        parts.append(f"checked {state.checked_at:%Y-%m-%d %H:%M:%S}Z")
+    if state.tracked:
+        parts.append("tracked")
+    parts.append(f"[{state.status}]")
+    return "  ".join(parts)
+
+
+def _state_dict(state: sr.SitemapState) -> dict[str, Any]:
+    return {
+        "url": state.url,
+        "final_url": state.final_url,
+        "status": state.status.value,
+        "format": None if state.format is None else state.format.value,
+        "lastmod": None if state.lastmod is None else state.lastmod.isoformat(),
+        "etag": state.etag,
+        "last_modified": state.last_modified,
+        "fetched_at": state.fetched_at.isoformat(),
+        "checked_at": state.checked_at.isoformat(),
+        "entries": state.entries,
+        "bytes": state.bytes,
+        "digest": state.digest,
+        "children": [
+            {"loc": c.loc, "lastmod": None if c.lastmod is None else c.lastmod.isoformat()}
+            for c in state.children
+        ],
+        "tracked": state.tracked,
+    }
 
 
 def _print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
@@ -397,6 +647,7 @@ class _Tally:
     sitemaps: int = 0
     dropped: int = 0
     problems: int = 0
+    unchanged: int = 0  # sitemaps (not robots.txt) unchanged since the last run
     progress: Any = None
 
     def visited(self, report: sr.SitemapVisited) -> None:
@@ -404,6 +655,8 @@ class _Tally:
             return
         if report.status in _READ and report.format in _SITEMAP_FORMATS:
             self.read += 1
+        if report.status is sr.Status.UNCHANGED:
+            self.unchanged += 1
         if report.status is sr.Status.FAILED:
             self.failed += 1
         if report.status not in (sr.Status.MISSING, sr.Status.DUPLICATE):
@@ -412,8 +665,9 @@ class _Tally:
 
 
 class _Console:
-    def __init__(self, quiet: bool, no_progress: bool) -> None:
+    def __init__(self, quiet: bool, no_progress: bool, *, feed: bool = False) -> None:
         self.quiet = quiet
+        self.feed = feed  # records are changes (--changes), not URLs
         self.live = not quiet and not no_progress and sys.stderr.isatty()
         self.problems = 0
         self._task: asyncio.Task[None] | None = None
@@ -462,7 +716,14 @@ class _Console:
             return
         elapsed = time.monotonic() - self._started
         p = tally.progress
-        parts = [f"{tally.written:,} URLs from {tally.read:,} sitemaps"]
+        what = "changes" if self.feed else "URLs"
+        parts = [f"{tally.written:,} {what} from {tally.read:,} sitemaps"]
+        if tally.unchanged:
+            saved = p.bytes_saved if p is not None else 0
+            parts.append(
+                f"{tally.unchanged:,} sitemaps unchanged since the last run"
+                f" ({_size(saved)} not fetched again)"
+            )
         if tally.failed:
             parts.append(f"{tally.failed:,} failed")
         if tally.dropped:
@@ -470,8 +731,14 @@ class _Console:
         if self.problems:
             parts.append(f"{self.problems:,} problems")
         if p is not None and p.bytes:
-            parts.append(f"{p.bytes / 1e6:,.1f} MB fetched")
+            parts.append(f"{_size(p.bytes)} fetched")
         sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+
+
+def _size(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e3:,.1f} kB" if n >= 1_000 else f"{n:,} bytes"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -97,6 +97,33 @@ class RetryPolicy:
             raise ValueError("RetryPolicy waits must not be negative")
 
 
+# A week: a sitemap whose index lastmod has not moved is still asked again (a conditional
+# request) once its last check is this old: a site whose files change while its index
+# lastmods stay put is not trusted forever.
+DEFAULT_MAX_AGE = 7 * 86_400.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Incremental:
+    """What a run with a state store fetches and emits (``SitemapReader(state=...)``).
+
+    Without a store these have no effect, except that ``changes`` needs one.
+    """
+
+    # Seconds: past this since its last check, a child whose index lastmod is unchanged gets
+    # a conditional request instead of being skipped.
+    max_age: float = DEFAULT_MAX_AGE
+    # Read and emit everything, as without a store (no skips, no validators), and record it.
+    read_all: bool = False
+    # Keep every entry's loc and lastmod in the store and emit only what changed since the
+    # last run with changes on (EntryChange records), instead of Entry records.
+    changes: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.max_age >= 0:
+            raise ValueError("Incremental.max_age must not be negative")
+
+
 # Where sites keep a sitemap that robots.txt does not name: the defaults of WordPress core
 # (wp-sitemap.xml), Yoast and Rank Math (sitemap_index.xml), generators that write
 # sitemap.xml(.gz) or sitemap.txt, and sitemap-index.xml (Astro, next-sitemap and others).
@@ -125,6 +152,7 @@ class ReaderConfig:
     well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
     # A relative <loc> is invalid; True resolves it against the document's URL (reported).
     resolve_relative: bool = False
+    incremental: Incremental = field(default_factory=Incremental)
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, ScopePolicy):
@@ -139,4 +167,5 @@ class ReaderConfig:
 DEFAULT_LIMITS = Limits()
 DEFAULT_TIMEOUTS = Timeouts()
 DEFAULT_RETRY = RetryPolicy()
+DEFAULT_INCREMENTAL = Incremental()
 DEFAULT_CONFIG = ReaderConfig()

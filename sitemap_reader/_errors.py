@@ -4,13 +4,15 @@
     ├── ParseError            bad remote content (url, line, offset where known)
     │   └── UnsafeXMLError    a DTD entity or external reference (defusedxml's refusal)
     ├── LimitExceeded         a configured limit was reached (bytes, entries, depth, ...)
-    └── FetchError            a document could not be fetched (url)
-        ├── HTTPStatusError   an HTTP status that is not success (status)
-        └── TransportError    timeouts, resets, DNS, refused connections
+    ├── FetchError            a document could not be fetched (url)
+    │   ├── HTTPStatusError   an HTTP status that is not success (status)
+    │   └── TransportError    timeouts, resets, DNS, refused connections
+    └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
 
 The core never raises these for remote content: it turns faults into a fatal
 :class:`~sitemap_reader.Problem` whose ``kind`` names the class. They exist for callers who
 ask for exceptions (``Problem`` -> ``raise_for_problem``) and for the I/O layer.
+``StateError`` is about a local file, never remote content: it stops the run.
 """
 
 from __future__ import annotations
@@ -75,3 +77,12 @@ class HTTPStatusError(FetchError):
 
 class TransportError(FetchError):
     """Connection refused or reset, DNS failure, timeout: worth another try."""
+
+
+class StateError(SitemapReaderError):
+    """A state file (``--state``) cannot be used: not SQLite, another application's database,
+    damaged, or written by a newer sitemap-reader. The file is left as it was."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path

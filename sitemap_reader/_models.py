@@ -220,3 +220,59 @@ class SitemapVisited(Event):
     dropped: tuple[tuple[str, int], ...] = ()
     problems: tuple[Problem, ...] = ()
     lastmod: datetime | None = None
+
+
+# -- incremental runs ---------------------------------------------------------------------------
+
+
+class ChangeKind(str, enum.Enum):
+    """What happened to a page URL since the last run with a change feed."""
+
+    NEW = "new"  # listed now, by no sitemap before
+    MODIFIED = "modified"  # listed before and now, and its lastmod moved
+    REMOVED = "removed"  # no longer listed: its sitemap was re-read, or left its index
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class EntryChange(Event):
+    """One line of the change feed (``--changes``), emitted at the end of a run.
+
+    A separate record, not an :class:`Entry`: a removed URL is listed by no sitemap, and the
+    store keeps only ``loc`` and ``lastmod`` of each entry, so this record carries just those,
+    with ``sitemap`` (the document that lists it now, or listed it last when removed) and
+    ``change``. ``lastmod`` is the new one (the last known one when removed), in UTC.
+    """
+
+    change: ChangeKind
+    loc: str
+    lastmod: datetime | None = None
+    sitemap: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SitemapState:
+    """What a state store remembers of one document after it was last read completely.
+
+    ``url`` is the key: the URL as named (by the user, a robots.txt or an index), in yarl's
+    normal form. ``lastmod`` is what the naming index said at that read; ``children`` are the
+    sitemaps an index or robots.txt named (replayed when it is unchanged); ``tracked`` says
+    the store also holds its entries for the change feed.
+    """
+
+    url: str
+    final_url: str
+    status: Status  # OK or PARTIAL (a content fault or a limit, the body read to its end)
+    format: Format | None = None
+    lastmod: datetime | None = None
+    etag: str | None = None
+    last_modified: str | None = None  # the Last-Modified header, as sent
+    fetched_at: datetime  # when it was last read completely (UTC)
+    checked_at: datetime  # last read or confirmed unchanged (304, same bytes)
+    entries: int = 0
+    bytes: int = 0  # as received at that read: what an unchanged run saves
+    digest: str | None = None  # BLAKE2b-128 of the body as received, hex
+    children: tuple[SitemapRef, ...] = ()
+    tracked: bool = False

@@ -13,6 +13,7 @@ import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
 from ._io._fetch import Fetcher
+from ._io._state import StateStore, open_store
 from ._io._walk import Progress, Walk
 from ._models import Entry, Event
 
@@ -39,9 +40,20 @@ class SitemapReader:
     a robots.txt URL, a sitemap or index URL, a local file path, or ``-`` for stdin.
 
     Args:
-        config: limits, timeouts, retries, scope, user agent (``ReaderConfig``).
+        config: limits, timeouts, retries, scope, user agent, incremental policy
+            (``ReaderConfig``).
         session: an ``aiohttp.ClientSession`` to use; the caller keeps owning it (it is
             left open). Without one, the reader makes its own from ``config`` and closes it.
+        state: a :class:`StateStore`, or the path of a SQLite state file (opened on entry,
+            closed on exit; the caller keeps owning a store it passes). With one, runs are
+            incremental: documents unchanged since the last run are skipped or asked
+            conditionally, and only the entries of sitemaps that changed are emitted
+            (``config.incremental`` says more: ``max_age``, ``read_all``, ``changes``).
+            One run at a time per store.
+
+    Raises:
+        StateError: on entry, when the state file cannot be used (it is left untouched).
+        ValueError: ``config.incremental.changes`` without a state.
     """
 
     def __init__(
@@ -49,11 +61,17 @@ class SitemapReader:
         config: ReaderConfig | None = None,
         *,
         session: aiohttp.ClientSession | None = None,
+        state: StateStore | str | os.PathLike[str] | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
+        if self.config.incremental.changes and state is None:
+            raise ValueError("the change feed (incremental.changes) needs a state store")
         self._session = session
         self._owns_session = session is None
         self._state = _State.UNOPENED
+        self._state_source = state
+        self._store: StateStore | None = None
+        self._owns_store = False
         self.progress = Progress()
 
     async def __aenter__(self) -> Self:
@@ -63,6 +81,8 @@ class SitemapReader:
                 if self._state is _State.CLOSED
                 else "this SitemapReader is already open"
             )
+        if self._state_source is not None:
+            self._store, self._owns_store = open_store(self._state_source)
         if self._session is None:
             limits = self.config.limits
             self._session = aiohttp.ClientSession(
@@ -85,10 +105,15 @@ class SitemapReader:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the session if the reader made it."""
-        if self._state is _State.OPENED and self._owns_session and self._session is not None:
-            await self._session.close()
-        self._state = _State.CLOSED
+        """Close the session and the state file if the reader opened them."""
+        try:
+            if self._state is _State.OPENED and self._owns_session and self._session is not None:
+                await self._session.close()
+        finally:
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None
+            self._state = _State.CLOSED
 
     def _open_walk(self, sources: tuple[Source, ...]) -> Walk:
         if self._state is not _State.OPENED:
@@ -103,7 +128,7 @@ class SitemapReader:
             self.config,
             None if deadline is None else time.monotonic() + deadline,
         )
-        return Walk(fetcher, self.config, sources, self.progress)
+        return Walk(fetcher, self.config, sources, self.progress, self._store)
 
     async def walk_batches(self, *sources: Source) -> AsyncIterator[list[Event]]:
         """Everything the run meets, in batches (the fastest way to consume a run).

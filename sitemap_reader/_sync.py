@@ -8,28 +8,38 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
 import threading
 from collections.abc import Generator
 
 from ._config import ReaderConfig
+from ._io._state import StateStore
 from ._models import Entry, Event
 from ._reader import SitemapReader, Source
 
 _DONE = object()
 
 
-def walk_sync(*sources: Source, config: ReaderConfig | None = None) -> Generator[Event, None, None]:
+State = StateStore | str | os.PathLike[str] | None
+
+
+def walk_sync(
+    *sources: Source, config: ReaderConfig | None = None, state: State = None
+) -> Generator[Event, None, None]:
     """Blocking ``SitemapReader.walk``: entries, problems and per-document reports.
 
-    Raises RuntimeError at once when called from a running event loop (it would block it).
-    Close the generator (or leave a ``for`` loop) to stop the run early.
+    ``state`` is as for :class:`SitemapReader`. Raises RuntimeError at once when called
+    from a running event loop (it would block it). Close the generator (or leave a ``for``
+    loop) to stop the run early.
     """
     _refuse_inside_loop("walk_sync")
-    return _walk(sources, config)
+    return _walk(sources, config, state)
 
 
-def _walk(sources: tuple[Source, ...], config: ReaderConfig | None) -> Generator[Event, None, None]:
+def _walk(
+    sources: tuple[Source, ...], config: ReaderConfig | None, state: State
+) -> Generator[Event, None, None]:
     channel: queue.Queue[object] = queue.Queue(maxsize=8)
     stop = threading.Event()
     running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
@@ -47,7 +57,7 @@ def _walk(sources: tuple[Source, ...], config: ReaderConfig | None) -> Generator
         running.append((asyncio.get_running_loop(), task))
         if stop.is_set():
             return
-        async with SitemapReader(config) as reader:
+        async with SitemapReader(config, state=state) as reader:
             async for batch in reader.walk_batches(*sources):
                 if not await asyncio.to_thread(put, batch):
                     return
@@ -81,10 +91,10 @@ def _walk(sources: tuple[Source, ...], config: ReaderConfig | None) -> Generator
 
 
 def entries_sync(
-    *sources: Source, config: ReaderConfig | None = None
+    *sources: Source, config: ReaderConfig | None = None, state: State = None
 ) -> Generator[Entry, None, None]:
     """Blocking ``SitemapReader.entries``: iterate page URLs as they are read."""
-    return _only_entries(walk_sync(*sources, config=config))
+    return _only_entries(walk_sync(*sources, config=config, state=state))
 
 
 def _only_entries(events: Generator[Event, None, None]) -> Generator[Entry, None, None]:
@@ -96,9 +106,11 @@ def _only_entries(events: Generator[Event, None, None]) -> Generator[Entry, None
         events.close()  # leaving early stops the run now, not when garbage is collected
 
 
-def collect_urls_sync(*sources: Source, config: ReaderConfig | None = None) -> list[str]:
+def collect_urls_sync(
+    *sources: Source, config: ReaderConfig | None = None, state: State = None
+) -> list[str]:
     """Every page URL of the sources, as a list (for small sites and scripts)."""
-    return [entry.loc for entry in entries_sync(*sources, config=config)]
+    return [entry.loc for entry in entries_sync(*sources, config=config, state=state)]
 
 
 def _refuse_inside_loop(name: str) -> None:

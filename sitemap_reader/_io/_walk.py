@@ -8,11 +8,15 @@ work in flight, never by the size of the site.
 Each document is read once per run: URLs are normalised (yarl) before they are queued and
 again after redirects. A child that is one of its own ancestors is a cycle; a child that
 some other branch already read is a duplicate. Both are reported, not read again.
+
+With a state store, a :class:`~._incremental.Tracker` plans each fetch (skip, conditional
+request, hold the body back) and records each complete read; see ``_incremental``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import sys
@@ -21,6 +25,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from tempfile import SpooledTemporaryFile
 from typing import BinaryIO
 
 from yarl import URL
@@ -30,8 +35,19 @@ from .._core._parser import SitemapParser
 from .._core._robots import sitemap_urls
 from .._core._scope import Scope, ScopeFilter, origin_of
 from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
-from .._models import Entry, Event, Format, Problem, SitemapRef, SitemapVisited, Status
+from .._models import (
+    Entry,
+    Event,
+    Format,
+    Problem,
+    SitemapRef,
+    SitemapState,
+    SitemapVisited,
+    Status,
+)
 from ._fetch import CHUNK, Fetcher, FetchResult, Response
+from ._incremental import FIRST_READ, Plan, Tracker
+from ._state import StateStore
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +56,7 @@ _SITEMAP_FORMATS = frozenset(
     {Format.URLSET, Format.SITEMAPINDEX, Format.TEXT, Format.RSS, Format.ATOM}
 )
 _NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+SPOOL_IN_MEMORY = 1_048_576  # a held-back body past this many bytes goes to a temporary file
 
 
 @dataclass
@@ -53,7 +70,8 @@ class Progress:
     entries: int = 0  # page URLs passed on
     dropped: int = 0  # page URLs left out (scope)
     bytes: int = 0  # body bytes received
-    unchanged: int = 0
+    unchanged: int = 0  # documents found unchanged since the last run (a state store)
+    bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
     started: float = field(default_factory=time.monotonic)
 
 
@@ -91,10 +109,12 @@ class Walk:
         config: ReaderConfig,
         sources: Sequence[str | os.PathLike[str]],
         progress: Progress,
+        store: StateStore | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
+        self._tracker = None if store is None else Tracker(store, config.incremental)
         self._frontier: deque[_Job] = deque()
         self._seen: set[str] = set()
         self._cond = asyncio.Condition()
@@ -146,6 +166,8 @@ class Walk:
                     break
                 yield batch
             await closer  # re-raise a worker's unexpected exception
+            if self._tracker is not None:
+                self._tracker.delivered()  # the consumer took every change
         finally:
             for task in (*workers, closer):
                 task.cancel()
@@ -154,6 +176,9 @@ class Walk:
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
             await asyncio.gather(*workers)
+            if self._tracker is not None:  # the change feed, once every document is settled
+                for changes in self._tracker.change_batches():
+                    await self._emit(changes)
         finally:
             await self._out.put(None)
 
@@ -221,8 +246,10 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
+        key = normalise(job.url)
+        plan = self._plan(key, None)
         body = _BytesBody(ROBOTS_MAX_BYTES)
-        result = await self._fetcher.get(job.url, body)
+        result = await self._fetcher.get(job.url, body, headers=plan.headers)
         self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
@@ -251,17 +278,23 @@ class Walk:
                 )
             )
             return
-        if error is None:
+        status = Status.OK if error is None else Status.MISSING
+        if error is None and plan.state is not None and result.status == 304:
+            status, refs = Status.UNCHANGED, plan.state.children
+            self._count_unchanged(plan.state, result)
+        elif error is None:
             found = sitemap_urls(bytes(body.data), final)
             refs, problems = found.refs, list(found.problems)
             await self._emit([*problems])
+        if self._tracker is not None:
+            self._settle_robots(key, result, status, body, refs)
         vouched = origin_of(final)
         for ref in refs:
             self._push(_Job(ref.loc, "sitemap", job.root, final, 0, vouched, (), None, None))
         await self._report(
             SitemapVisited(
                 job.url,
-                Status.OK if error is None else Status.MISSING,
+                status,
                 final,
                 job.source,
                 0,
@@ -309,21 +342,93 @@ class Walk:
     # -- sitemaps ----------------------------------------------------------------------------
 
     async def _sitemap(self, job: _Job) -> bool:
-        """Fetch and read one sitemap; True when it was one (read in whole or in part)."""
+        """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
         assert self._fetcher is not None
+        plan = self._plan(normalise(job.url), job.lastmod)
+        if plan.skip:
+            assert plan.state is not None
+            await self._unchanged(job, plan.state, None)
+            return True
         budget = self._out_of_budget(job)
         if budget is not None:
             await self._skip(job, budget)
             return False
-        reader = _SitemapBody(self, job)
-        result = await self._fetcher.get(job.url, reader)
+        reader = _SitemapBody(self, job, plan)
+        try:
+            result = await self._fetcher.get(job.url, reader, headers=plan.headers)
+        finally:
+            reader.release()
         self._progress.bytes += result.bytes
+        unchanged = result.status == 304 or reader.same
+        if plan.state is not None and result.error is None and unchanged:
+            await self._unchanged(job, plan.state, result)
+            return True
         report = reader.report(result)
         if report.status is Status.MISSING and job.kind != "probe":
             report = _with_status(report, Status.FAILED)
+        if self._tracker is not None:
+            reader.settle(result, report)
         await self._emit(reader.late_problems)
         await self._report(report)
         return report.status in (Status.OK, Status.PARTIAL)
+
+    # -- incremental runs (a state store) --------------------------------------------------------
+
+    def _plan(self, key: str, lastmod: datetime | None) -> Plan:
+        return FIRST_READ if self._tracker is None else self._tracker.plan(key, lastmod)
+
+    async def _unchanged(self, job: _Job, state: SitemapState, result: FetchResult | None) -> None:
+        """Report a document unchanged since its last read (skipped by its index's lastmod,
+        answered 304, or the same bytes): nothing to emit; the children it named are queued."""
+        assert self._tracker is not None
+        if result is not None:
+            self._tracker.confirm(normalise(job.url), job.lastmod, result)
+        self._count_unchanged(state, result)
+        body = _SitemapBody(self, job)
+        await body.replay(state)
+        await self._report(
+            SitemapVisited(
+                job.url,
+                Status.UNCHANGED,
+                state.final_url if result is None else result.final_url,
+                job.source,
+                job.depth,
+                state.format,
+                None if result is None else result.status,
+                0 if result is None else result.bytes,
+                children=len(state.children),
+                problems=tuple(body.problems),
+                lastmod=job.lastmod,
+            )
+        )
+
+    def _count_unchanged(self, state: SitemapState, result: FetchResult | None) -> None:
+        progress = self._progress
+        progress.unchanged += 1
+        progress.bytes_saved += max(0, state.bytes - (0 if result is None else result.bytes))
+
+    def _settle_robots(
+        self,
+        key: str,
+        result: FetchResult,
+        status: Status,
+        body: _BytesBody,
+        refs: Sequence[SitemapRef],
+    ) -> None:
+        assert self._tracker is not None
+        if status is Status.UNCHANGED:
+            self._tracker.confirm(key, None, result)
+            return
+        self._tracker.settle(
+            key,
+            lastmod=None,
+            result=result,
+            status=status,
+            fmt=Format.ROBOTS,
+            entries=0,
+            digest=hashlib.blake2b(body.data, digest_size=16).hexdigest(),
+            children=[_recorded(ref) for ref in refs],
+        )
 
     def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | SitemapVisited | None:
         """Queue an index child; else a Problem saying why not, or a duplicate's report."""
@@ -404,7 +509,10 @@ class Walk:
             if stream is not sys.stdin.buffer:
                 stream.close()
         result = FetchResult(name, name, None, size, 1, None, True)
-        await self._report(body.report(result))
+        report = body.report(result)
+        if self._tracker is not None and self._tracker.changes:
+            body.settle(result, report)  # local files join the change feed, nothing else
+        await self._report(report)
 
     async def _skip(self, job: _Job, problem: Problem) -> None:
         if not self._budget_said or problem.kind not in ("deadline", "max-sitemaps"):
@@ -446,11 +554,25 @@ class _BytesBody:
 
 
 class _SitemapBody:
-    """Streams one sitemap body through a parser, applies scope, queues index children."""
+    """Streams one sitemap body through a parser, applies scope, queues index children.
 
-    def __init__(self, walk: Walk, job: _Job) -> None:
+    With a state store it also hashes the body, keeps the children it named, stages its
+    entries for the change feed instead of emitting them, and, when the plan says so, holds
+    the body back (``spool``) until its digest tells whether it changed.
+    """
+
+    def __init__(self, walk: Walk, job: _Job, plan: Plan = FIRST_READ) -> None:
         self.walk = walk
         self.job = job
+        tracker = walk._tracker
+        self.key = normalise(job.url) if job.kind != "local" else job.url
+        self.digest = None if tracker is None else hashlib.blake2b(digest_size=16)
+        self.refs: list[SitemapRef] = []  # kept with a store only
+        self.staging = tracker is not None and tracker.changes
+        # The digest of the last read when the body is to be held back, else None.
+        self.recorded = plan.state.digest if plan.spool and plan.state is not None else None
+        self.spool: SpooledTemporaryFile[bytes] | None = None
+        self.same = False  # the held-back body had the recorded digest: nothing was parsed
         self.parser: SitemapParser | None = None
         self.scope = Scope(job.url, walk._config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
@@ -500,15 +622,25 @@ class _SitemapBody:
         return True
 
     def start(self, response: Response, attempt: int) -> bool:
-        walk = self.walk
-        final = response.final_url
-        self.final_url = final
-        config = walk._config
+        self.final_url = response.final_url
+        if self.digest is not None:
+            self.digest = hashlib.blake2b(digest_size=16)  # a retry hashes from the start
+        if self.recorded is not None:
+            if self.spool is None:
+                # Closed by release() once the fetch is over, whatever its outcome.
+                self.spool = SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+            self.spool.seek(0)
+            self.spool.truncate()
+            return True
+        self._begin_parser()
+        return True
+
+    def _begin_parser(self) -> None:
+        final, config = self.final_url, self.walk._config
         self.begin(
             SitemapParser(final, limits=config.limits, resolve_relative=config.resolve_relative),
             Scope(final, config.scope, self.job.vouched),
         )
-        return True
 
     def begin(self, parser: SitemapParser, scope: Scope) -> None:
         self.parser = parser
@@ -517,6 +649,14 @@ class _SitemapBody:
         self._skip = self.emitted  # a retry re-reads from the start: pass nothing twice
 
     async def chunk(self, data: bytes) -> bool:
+        if self.digest is not None:
+            self.digest.update(data)
+        if self.spool is not None:
+            self.spool.write(data)
+            return self.spool.tell() < self.walk._config.limits.max_bytes
+        return await self._parse(data)
+
+    async def _parse(self, data: bytes) -> bool:
         parser = self.parser
         assert parser is not None
         events = parser.feed(data)
@@ -525,8 +665,52 @@ class _SitemapBody:
         return not parser.ended
 
     async def finish(self) -> None:
+        spool = self.spool
+        if spool is not None:  # held back: parse it only if its bytes changed
+            assert self.digest is not None
+            if self.digest.hexdigest() == self.recorded:
+                self.same = True
+                return
+            self._begin_parser()
+            spool.seek(0)
+            while (data := spool.read(CHUNK)) and await self._parse(data):
+                pass
         assert self.parser is not None
         await self._handle(self.parser.close())
+
+    def release(self) -> None:
+        """Drop a held-back body (after the fetch, whatever its outcome)."""
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+
+    async def replay(self, state: SitemapState) -> None:
+        """An unchanged document names what it named last time: queue those again, through
+        the usual checks (depth, scope, cycles, duplicates)."""
+        self.final_url = state.final_url
+        self.scope = Scope(state.final_url, self.walk._config.scope, self.job.vouched)
+        final = normalise(state.final_url)
+        if final not in self._passed:  # it was redirected: the target is read too
+            self._passed.add(final)
+            self.walk._seen.add(final)
+            self.lineage = (*self.lineage, final)
+        if state.children:
+            await self._handle(list(state.children))
+
+    def settle(self, result: FetchResult, report: SitemapVisited) -> None:
+        """Record this read in the store if it was complete (else drop what was staged)."""
+        tracker = self.walk._tracker
+        assert tracker is not None
+        tracker.settle(
+            self.key,
+            lastmod=self.job.lastmod,
+            result=result,
+            status=report.status,
+            fmt=report.format,
+            entries=report.entries,
+            digest=None if self.digest is None else self.digest.hexdigest(),
+            children=[_recorded(ref) for ref in self.refs],
+        )
 
     # -- events ------------------------------------------------------------------------------
 
@@ -552,6 +736,8 @@ class _SitemapBody:
                     dropped[why] = dropped.get(why, 0) + 1
             elif type(event) is SitemapRef:
                 self.children += 1
+                if self.digest is not None:
+                    self.refs.append(event)
                 outcome = self.walk._child(self, event)
                 if type(outcome) is Problem:
                     self.problems.append(outcome)
@@ -565,6 +751,11 @@ class _SitemapBody:
                     out.append(event)  # a probed path that is a web page is no news
         self.entries += entries
         self.walk._progress.entries += entries
+        if self.staging and entries:  # the change feed: entries go to the store, not out
+            tracker = self.walk._tracker
+            assert tracker is not None
+            tracker.store.stage(self.key, [e for e in out if type(e) is Entry])
+            out = [e for e in out if type(e) is not Entry]
         await self.walk._emit(out)
 
     def _refuse(self, status: Status, kind: str, message: str) -> None:
@@ -615,6 +806,11 @@ class _SitemapBody:
             tuple(self.problems),
             job.lastmod,
         )
+
+
+def _recorded(ref: SitemapRef) -> SitemapRef:
+    """A child as the store keeps it: under its dedupe key, which is the store's key too."""
+    return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
 
 
 def _with_status(report: SitemapVisited, status: Status) -> SitemapVisited:

@@ -1,0 +1,215 @@
+"""Incremental runs: the loopback site of bench_site.py read again with a state store.
+
+The site (served by ``bench_site.serve``, imported, in a process of its own) is robots.txt ->
+index -> CHILDREN gzipped urlsets of URLS_PER_CHILD URLs (1,000,000 by default), each child
+with a ``<lastmod>`` in the index; the server sends no validators. Passes, each in a fresh
+process (wall time and peak RSS from ``os.wait4``), on one state file:
+
+0. no store, for reference: what recording costs a cold run;
+1. cold: an empty store: everything is read, recorded and emitted;
+2. unchanged: the same site again: robots.txt and the index are fetched, every child is
+   skipped by its index lastmod;
+3. one changed: as 2, after one child's recorded lastmod was moved back a day and its
+   digest dropped, which is what the store holds after that file changed on the server (the
+   loopback site's content is fixed, so the change is made on the reader's side).
+
+A pass drives ``SitemapReader`` and counts records (no output, so the cold pass is not
+slowed by serialisation and the fractions are conservative) and reports the exact bytes
+received. Then the same cold/unchanged pair through the CLI (``sitemap-reader dump --state
+FILE -o /dev/null``), whose wall time includes starting Python. ``--changes`` adds the pair
+with the change feed on, and the state file's size.
+
+    python benchmarks/bench_incremental.py
+    python benchmarks/bench_incremental.py --changes
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_site  # found through the path set above, as bench_site finds _generate
+
+import sitemap_reader as sr
+
+# -- one pass (in its own process) --------------------------------------------------------------
+
+
+async def one_pass(url: str, state: str, changes: bool) -> dict[str, float]:
+    """Read the site with ``state`` ("-": none); count what came out."""
+    config = dataclasses.replace(sr.DEFAULT_CONFIG, incremental=sr.Incremental(changes=changes))
+    entries = feed = 0
+    start = time.perf_counter()
+    async with sr.SitemapReader(config, state=None if state == "-" else state) as reader:
+        async for batch in reader.walk_batches(url):
+            for event in batch:
+                kind = type(event)
+                if kind is sr.Entry:
+                    entries += 1
+                elif kind is sr.EntryChange:
+                    feed += 1
+    p = reader.progress
+    return {
+        "walk_seconds": time.perf_counter() - start,  # the run alone, without starting Python
+        "entries": entries,
+        "changes": feed,
+        "bytes": p.bytes,
+        "unchanged": p.unchanged,
+        "saved": p.bytes_saved,
+    }
+
+
+def measure(command: list[str]) -> dict[str, object]:
+    """Run ``command`` in a fresh process: its wall time, peak RSS and JSON output."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    out = process.stdout.read() if process.stdout else ""
+    err = process.stderr.read() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{err}")
+    result: dict[str, object] = {"seconds": seconds, "peak_rss_mb": usage.ru_maxrss / 1024}
+    if out.strip():
+        result.update(json.loads(out))
+    result["summary"] = err.strip().splitlines()[-1] if err.strip() else ""
+    return result
+
+
+def library_pass(url: str, state: Path | str, changes: bool = False) -> dict[str, object]:
+    command = [sys.executable, __file__, "--pass", url, str(state)]
+    return measure([*command, "--changes"] if changes else command)
+
+
+def cli_pass(url: str, state: Path) -> dict[str, object]:
+    return measure(
+        [sys.executable, "-m", "sitemap_reader", "dump", url, "--state", str(state),
+         "-o", os.devnull, "--no-progress"]
+    )  # fmt: skip
+
+
+def change_one_child(state: Path) -> str:
+    """Make the store hold, for one child, what it holds after that file changed."""
+    with sr.SqliteStateStore(state) as store:
+        child = next(s for s in store.states() if s.format is sr.Format.URLSET)
+        assert child.lastmod is not None
+        store.put(
+            dataclasses.replace(child, lastmod=child.lastmod - timedelta(days=1), digest=None)
+        )
+    return child.url
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+
+def row(name: str, r: dict[str, object]) -> str:
+    records = f"{r['entries']:>10,} URLs" if "entries" in r else " " * 15
+    if r.get("changes"):
+        records = f"{r['changes']:>10,} chg "
+    received = f"{r['bytes']:>12,} B" if "bytes" in r else " " * 14
+    walk = f"(walk {float(r['walk_seconds']):6.2f} s)" if "walk_seconds" in r else " " * 17  # type: ignore[arg-type]
+    return (
+        f"{name:24} {float(r['seconds']):7.2f} s {walk} {received} {records}"  # type: ignore[arg-type]
+        f" {float(r['peak_rss_mb']):7.1f} MB RSS"  # type: ignore[arg-type]
+    )
+
+
+def fraction(part: dict[str, object], whole: dict[str, object], key: str) -> str:
+    return f"{float(part[key]) / float(whole[key]):.2%}"  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--children", type=int, default=20)
+    parser.add_argument("--urls-per-child", type=int, default=50_000)
+    parser.add_argument("--changes", action="store_true", help="also time the change feed")
+    parser.add_argument(
+        "--pass", dest="one", nargs=2, metavar=("URL", "STATE"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.one:
+        url, state = args.one
+        print(json.dumps(asyncio.run(one_pass(url, state, args.changes))))
+        return
+
+    expected = args.children * args.urls_per_child
+    with tempfile.TemporaryDirectory(prefix="bench-incremental-") as tmp:
+        port_file = Path(tmp) / "port"
+        server = multiprocessing.get_context("spawn").Process(
+            target=bench_site.serve, args=(args.children, args.urls_per_child, str(port_file))
+        )
+        server.start()
+        try:
+            for _ in range(1200):  # generating the site takes a while: at most 2 minutes
+                if port_file.exists() and port_file.read_text():
+                    break
+                if not server.is_alive():
+                    raise SystemExit("the site server died")
+                time.sleep(0.1)
+            else:
+                raise SystemExit("the site server did not start in time")
+            url = f"http://127.0.0.1:{port_file.read_text()}/"
+            print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
+            run(url, Path(tmp), args.changes, args.children)
+        finally:
+            server.kill()
+            server.join()
+
+
+def run(url: str, tmp: Path, changes: bool, children: int) -> None:
+    print(row("no store (reference)", library_pass(url, "-")), flush=True)
+    state = tmp / "state.sqlite"
+    cold = library_pass(url, state)
+    print(row("cold (empty store)", cold), flush=True)
+    warm = library_pass(url, state)
+    print(row("unchanged", warm), flush=True)
+    changed = change_one_child(state)
+    one = library_pass(url, state)
+    print(row(f"1 of {children} changed", one), flush=True)
+    print(
+        f"unchanged: {fraction(warm, cold, 'bytes')} of the cold bytes, "
+        f"{fraction(warm, cold, 'seconds')} of its process time "
+        f"({fraction(warm, cold, 'walk_seconds')} of its walk time); {warm['unchanged']} "
+        f"sitemaps unchanged, {warm['saved']:,} bytes not fetched again\n"
+        f"1 of {children} changed ({changed.rsplit('/', 1)[-1]}): "
+        f"{fraction(one, cold, 'bytes')} of the cold bytes (1/{children} = {1 / children:.2%}), "
+        f"{fraction(one, cold, 'seconds')} of its process time "
+        f"({fraction(one, cold, 'walk_seconds')} of its walk time)"
+    )
+
+    cli_state = tmp / "cli.sqlite"
+    cli_cold = cli_pass(url, cli_state)
+    print(row("CLI cold", cli_cold), flush=True)
+    cli_warm = cli_pass(url, cli_state)
+    print(row("CLI unchanged", cli_warm), flush=True)
+    print(f"CLI unchanged: {fraction(cli_warm, cli_cold, 'seconds')} of the cold time")
+    print(f"  {cli_warm['summary']}")
+
+    if changes:
+        feed_state = tmp / "feed.sqlite"
+        feed_cold = library_pass(url, feed_state, changes=True)
+        print(row("change feed, cold", feed_cold), flush=True)
+        feed_warm = library_pass(url, feed_state, changes=True)
+        print(row("change feed, unchanged", feed_warm), flush=True)
+        print(
+            f"change feed: cold {fraction(feed_cold, cold, 'seconds')} of a plain cold run's "
+            f"time; state file {feed_state.stat().st_size / 1e6:,.1f} MB"
+            f" (plain: {state.stat().st_size / 1e6:,.2f} MB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
