@@ -254,7 +254,8 @@ def main() -> None:
         ]
     )
     try:
-        for _ in range(1200):  # generating the site takes a while: at most 2 minutes
+        # Generating the site takes a while: about a second a child, bounded all the same.
+        for _ in range(max(1200, args.children * 60)):
             if port_file.exists() and port_file.read_text():
                 break
             if server.poll() is not None:
