@@ -502,6 +502,9 @@ def _run_tree(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
 
     reports, tally = asyncio.run(run())
     _print_tree(reports, sys.stdout)
+    sys.stdout.flush()  # the tree before the summary, when both go to one terminal
+    if tally.progress is not None:
+        tally.written = tally.progress.entries  # the URLs the tree counted (none written)
     console.summary(tally)
     return 0 if tally.read or tally.unchanged else 1
 
