@@ -22,6 +22,7 @@ from tests.http_site import (
     sequence,
     serve,
     sitemapindex,
+    slow,
     stall_after,
     status,
     trickle,
@@ -457,3 +458,24 @@ async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:
     assert later.problems[0].kind == "deadline"
     # a request refused for the deadline must not leave its coroutine unawaited
     assert never_awaited(caught) == []
+
+
+async def test_children_queued_for_a_connection_do_not_time_out(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """Twelve slow children through two connections per host: waiting for our own connection
+    slot is not a connect timeout, so every child is read."""
+    served = await serve(aiohttp_server)
+    children = [f"/c{i}.xml" for i in range(12)]
+    served.add("/index.xml", xml(sitemapindex(*(served.a(path) for path in children))))
+    for i, path in enumerate(children):
+        served.add(path, slow(xml(urlset(served.a(f"/p{i}"))), 0.15))
+    config = dataclasses.replace(
+        FAST,
+        limits=Limits(per_host=2, max_concurrency=16),
+        timeouts=Timeouts(connect=0.2, read=1.0, request=5.0),
+    )
+    run = await walk(served.a("/index.xml"), config=config)
+    assert sorted(run.locs) == sorted(served.a(f"/p{i}") for i in range(12))
+    assert run.problems == []
+    assert all(served.count(path) == 1 for path in children)

@@ -91,6 +91,7 @@ class Fetcher:
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self.requests = 0
+        self._slots: dict[str, asyncio.Semaphore] = {}
         self.bytes = 0
 
     async def get(
@@ -107,13 +108,27 @@ class Fetcher:
             before_sleep=before_sleep_log(logger, logging.DEBUG),
         )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    result.attempts = attempt.retry_state.attempt_number
-                    await self._once(url, body, result, headers)
+            async with self._slot(url):
+                async for attempt in retrying:
+                    with attempt:
+                        result.attempts = attempt.retry_state.attempt_number
+                        await self._once(url, body, result, headers)
         except (FetchError, LimitExceeded) as exc:
             result.error = exc
         return result
+
+    def _slot(self, url: str) -> asyncio.Semaphore:
+        """The per-host limit, taken before a request rather than inside aiohttp's pool:
+        time spent queueing for our own connections must not count as a connect timeout
+        (it did: with many children per host, the later ones timed out in the queue)."""
+        try:
+            key = str(URL(url).origin())
+        except ValueError:
+            key = url
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = asyncio.Semaphore(self._config.limits.per_host)
+        return slot
 
     async def _once(
         self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
@@ -212,9 +227,10 @@ class _NetworkClock:
         self._timeouts = timeouts
         self._deadline = deadline
         self._waited = 0.0
-        # aiohttp keeps the connect timeout; reads are timed here.
+        # aiohttp times the TCP connect alone (its 'connect' would count pool waits too);
+        # reads are timed here.
         self.aiohttp = aiohttp.ClientTimeout(
-            total=None, connect=timeouts.connect, sock_connect=timeouts.connect, sock_read=None
+            total=None, connect=None, sock_connect=timeouts.connect, sock_read=None
         )
 
     def _limit(self, connect: bool) -> float | None:

@@ -118,7 +118,9 @@ class Walk:
         self._frontier: deque[_Job] = deque()
         self._seen: set[str] = set()
         self._cond = asyncio.Condition()
-        self._out: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=32)
+        # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
+        # what waits here is most of a run's memory.
+        self._out: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
         self._started = 0  # documents fetched or read, for max_sitemaps
         self._budget_said = False
         for source in sources:
