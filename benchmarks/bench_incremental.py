@@ -31,7 +31,6 @@ import dataclasses
 import json
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -74,18 +73,13 @@ async def one_pass(url: str, state: str, changes: bool) -> dict[str, float]:
 
 def measure(command: list[str]) -> dict[str, object]:
     """Run ``command`` in a fresh process: its wall time, peak RSS and JSON output."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _pid, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    out = process.stdout.read() if process.stdout else ""
-    err = process.stderr.read() if process.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{err}")
-    result: dict[str, object] = {"seconds": seconds, "peak_rss_mb": usage.ru_maxrss / 1024}
-    if out.strip():
-        result.update(json.loads(out))
-    result["summary"] = err.strip().splitlines()[-1] if err.strip() else ""
+    run = bench_site.run_measured(command)
+    if run.code != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{run.err}")
+    result: dict[str, object] = {"seconds": run.seconds, "peak_rss_mb": run.peak_rss_mb}
+    if run.out.strip():
+        result.update(json.loads(run.out))
+    result["summary"] = run.err.strip().splitlines()[-1] if run.err.strip() else ""
     return result
 
 

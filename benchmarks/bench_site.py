@@ -25,7 +25,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -191,23 +193,47 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
         ]
     else:
         command = [sys.executable, __file__, "--run-reader", name, url]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _pid, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    out = process.stdout.read() if process.stdout else ""
-    err = process.stderr.read() if process.stderr else ""
-    process.returncode = os.waitstatus_to_exitcode(status)
-    found = _found(name, out, err)
+    run = run_measured(command)
+    found = _found(name, run.out, run.err)
     return {
         "reader": name,
-        "seconds": seconds,
+        "seconds": run.seconds,
         "urls": found,
-        "urls_per_s": found / seconds if seconds else 0.0,
-        "peak_rss_mb": usage.ru_maxrss / 1024,
-        "ok": process.returncode == 0 and found >= expected * 0.99,
-        "error": "" if process.returncode == 0 else err.strip().splitlines()[-1:],
+        "urls_per_s": found / run.seconds if run.seconds else 0.0,
+        "peak_rss_mb": run.peak_rss_mb,
+        "ok": run.code == 0 and found >= expected * 0.99,
+        "error": "" if run.code == 0 else run.err.strip().splitlines()[-1:],
     }
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One command run in a fresh process: what it printed, its time and its peak RSS."""
+
+    seconds: float
+    code: int
+    out: str
+    err: str
+    peak_rss_mb: float
+
+
+def run_measured(command: list[str]) -> Measured:
+    """Run ``command``; its output goes through files, so a chatty child never fills a
+    pipe and blocks while ``wait4`` waits for it. ``wait4`` gives this child's own peak RSS."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return Measured(
+            seconds,
+            os.waitstatus_to_exitcode(status),
+            out.read(),
+            err.read(),
+            usage.ru_maxrss / 1024,
+        )
 
 
 def _found(name: str, out: str, err: str) -> int:
