@@ -147,15 +147,7 @@ def main() -> None:
         )
         server.start()
         try:
-            for _ in range(1200):  # generating the site takes a while: at most 2 minutes
-                if port_file.exists() and port_file.read_text():
-                    break
-                if not server.is_alive():
-                    raise SystemExit("the site server died")
-                time.sleep(0.1)
-            else:
-                raise SystemExit("the site server did not start in time")
-            url = f"http://127.0.0.1:{port_file.read_text()}/"
+            url = bench_site.wait_for_site(port_file, server.is_alive, args.children)
             print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
             run(url, Path(tmp), args.changes, args.children)
         finally:

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,6 +207,18 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
     }
 
 
+def wait_for_site(port_file: Path, alive: Callable[[], bool], children: int) -> str:
+    """The site's URL once its server wrote its port. Generating the site takes a while:
+    about a second a child, so the wait is bounded in proportion."""
+    for _ in range(max(1200, children * 60)):
+        if port_file.exists() and port_file.read_text():
+            return f"http://127.0.0.1:{port_file.read_text()}/"
+        if not alive():
+            raise SystemExit("the site server died")
+        time.sleep(0.1)
+    raise SystemExit("the site server did not start in time")
+
+
 @dataclass(frozen=True)
 class Measured:
     """One command run in a fresh process: what it printed, its time and its peak RSS."""
@@ -280,16 +293,7 @@ def main() -> None:
         ]
     )
     try:
-        # Generating the site takes a while: about a second a child, bounded all the same.
-        for _ in range(max(1200, args.children * 60)):
-            if port_file.exists() and port_file.read_text():
-                break
-            if server.poll() is not None:
-                raise SystemExit("the site server died")
-            time.sleep(0.1)
-        else:
-            raise SystemExit("the site server did not start in time")
-        url = f"http://127.0.0.1:{port_file.read_text()}/"
+        url = wait_for_site(port_file, lambda: server.poll() is None, args.children)
         print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
         results = []
         for name in args.readers.split(","):
