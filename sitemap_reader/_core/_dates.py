@@ -59,7 +59,7 @@ def _common_shape(value: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=16_384)  # sitemaps repeat a few values thousands of times
+@lru_cache(maxsize=4_096)  # sitemaps repeat a few values thousands of times, often in a row
 def parse_datetime(text: str) -> datetime | None:
     """Parse a lastmod/pubDate/updated value; None when it is not a date."""
     value = text.strip()
