@@ -84,7 +84,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "for stdin.",
     )
     dump.add_argument("sources", nargs="+", metavar="SOURCE")
-    dump.add_argument("--format", choices=("jsonl", "csv", "txt"), default="jsonl")
+    dump.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "txt"),
+        default="jsonl",
+        help="jsonl (default): one JSON object a line; csv: a header row and the scalar "
+        "columns; txt: one loc a line",
+    )
     dump.add_argument("-o", "--output", metavar="FILE", help="write records here, not stdout")
     dump.add_argument(
         "--since",
