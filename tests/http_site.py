@@ -193,6 +193,14 @@ def sequence(*handlers: Handler) -> Handler:
     return handle
 
 
+async def _stream(request: web.Request, data: bytes) -> web.StreamResponse:
+    """A prepared XML response whose Content-Length announces all of ``data``."""
+    response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+    response.content_length = len(data)
+    await response.prepare(request)
+    return response
+
+
 def reset_after(body: str | bytes, cut: int, *, pause: float = 0.1) -> Handler:
     """Send the first ``cut`` bytes of ``body`` (Content-Length says all), then reset.
 
@@ -201,9 +209,7 @@ def reset_after(body: str | bytes, cut: int, *, pause: float = 0.1) -> Handler:
     data = _bytes(body)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
-        response.content_length = len(data)
-        await response.prepare(request)
+        response = await _stream(request, data)
         await response.write(data[:cut])
         await asyncio.sleep(pause)
         transport = request.transport
@@ -219,9 +225,7 @@ def stall_after(body: str | bytes, cut: int, seconds: float) -> Handler:
     data = _bytes(body)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
-        response.content_length = len(data)
-        await response.prepare(request)
+        response = await _stream(request, data)
         await response.write(data[:cut])
         await _site_of(request).sleep(seconds)
         await response.write(data[cut:])
@@ -235,9 +239,7 @@ def trickle(body: str | bytes, piece: int, interval: float) -> Handler:
     data = _bytes(body)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
-        response.content_length = len(data)
-        await response.prepare(request)
+        response = await _stream(request, data)
         site = _site_of(request)
         for at in range(0, len(data), piece):
             await response.write(data[at : at + piece])
