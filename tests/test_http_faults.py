@@ -10,9 +10,10 @@ import warnings
 
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import Format, Limits, RetryPolicy, Status, Timeouts
+from sitemap_reader import Format, Limits, ReaderConfig, RetryPolicy, Status, Timeouts
 from tests.http_site import (
     FAST,
+    Run,
     Served,
     closed_port,
     hang,
@@ -36,9 +37,19 @@ from tests.http_site import (
 QUICK_READ = dataclasses.replace(FAST, timeouts=Timeouts(connect=0.1, read=0.2, request=5.0))
 
 
-def never_awaited(caught: list[warnings.WarningMessage]) -> list[str]:
-    """The "coroutine ... was never awaited" warnings among ``caught``."""
-    return [str(w.message).splitlines()[0] for w in caught if "never awaited" in str(w.message)]
+async def timed_walk(url: str, config: ReaderConfig) -> tuple[Run, float, list[str]]:
+    """A walk, how long it took, and the "coroutine ... was never awaited" warnings it left
+    (collected at once: they are raised when the garbage is)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        started = time.monotonic()
+        run = await walk(url, config=config)
+        took = time.monotonic() - started
+        gc.collect()
+    unawaited = [
+        str(w.message).splitlines()[0] for w in caught if "never awaited" in str(w.message)
+    ]
+    return run, took, unawaited
 
 
 def pages(s: Served, n: int, prefix: str = "/page") -> list[str]:
@@ -229,12 +240,7 @@ async def test_trickling_body_is_cut_by_the_request_budget(aiohttp_server: Aioht
         retry=RetryPolicy(attempts=1),
     )
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        started = time.monotonic()
-        run = await walk(s.a("/sitemap.xml"), config=config)
-        took = time.monotonic() - started
-        gc.collect()
+    run, took, unawaited = await timed_walk(s.a("/sitemap.xml"), config)
 
     assert took < 1.5
     assert 0 < len(run.locs) < 40
@@ -242,7 +248,7 @@ async def test_trickling_body_is_cut_by_the_request_budget(aiohttp_server: Aioht
     problem = run.problem("network")
     assert (problem.url, problem.message.split(" after ")[0]) == (s.a("/sitemap.xml"), "timed out")
     assert run.report(s.a("/sitemap.xml")).status is Status.PARTIAL
-    assert never_awaited(caught) == []
+    assert unawaited == []
 
 
 async def test_unreachable_sitemap_is_a_network_problem(aiohttp_server: AiohttpServer) -> None:
@@ -442,12 +448,7 @@ async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:
         timeouts=Timeouts(connect=2.0, read=10.0, request=10.0, deadline=0.4),
     )
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        started = time.monotonic()
-        run = await walk(s.a("/index.xml"), config=config)
-        took = time.monotonic() - started
-        gc.collect()
+    run, took, unawaited = await timed_walk(s.a("/index.xml"), config)
 
     assert took < 2.0
     assert run.entries == []
@@ -457,7 +458,7 @@ async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:
     assert later.status is Status.SKIPPED
     assert later.problems[0].kind == "deadline"
     # a request refused for the deadline must not leave its coroutine unawaited
-    assert never_awaited(caught) == []
+    assert unawaited == []
 
 
 async def test_children_queued_for_a_connection_do_not_time_out(
