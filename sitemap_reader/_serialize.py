@@ -8,8 +8,6 @@ from typing import Any
 
 from ._models import Alternate, Entry, Image, News, Video
 
-SCALAR_FIELDS = ("loc", "lastmod", "changefreq", "priority", "sitemap")
-
 
 def _plain(value: Any) -> Any:
     if isinstance(value, datetime):

@@ -20,8 +20,6 @@ _WS = b" \t\r\n\x0b\x0c"
 class TextHandler:
     """Reads one plain-text sitemap into ``doc``."""
 
-    format_name = "text"
-
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self._rest = b""

@@ -52,9 +52,6 @@ from ._state import StateStore
 logger = logging.getLogger(__name__)
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
-_SITEMAP_FORMATS = frozenset(
-    {Format.URLSET, Format.SITEMAPINDEX, Format.TEXT, Format.RSS, Format.ATOM}
-)
 _NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
 SPOOL_IN_MEMORY = 1_048_576  # a held-back body past this many bytes goes to a temporary file
 
@@ -262,7 +259,7 @@ class Walk:
             problem = Problem(
                 "robots-unavailable",
                 job.url,
-                f"{_describe(error)}: the site is taken as disallowing everything "
+                f"{error!s}: the site is taken as disallowing everything "
                 "(RFC 9309) and is not probed further",
             )
             await self._emit([problem])
@@ -367,7 +364,7 @@ class Walk:
             return True
         report = reader.report(result)
         if report.status is Status.MISSING and job.kind != "probe":
-            report = _with_status(report, Status.FAILED)
+            report = replace(report, status=Status.FAILED)
         if self._tracker is not None:
             reader.settle(result, report)
         await self._emit(reader.late_problems)
@@ -779,7 +776,7 @@ class _SitemapBody:
                 status = Status.MISSING
             else:
                 status = Status.PARTIAL if self.emitted else Status.FAILED
-                problem = Problem(_error_kind(error), error.url or job.url, _describe(error))
+                problem = Problem(_error_kind(error), error.url or job.url, str(error))
                 self.problems.append(problem)
                 self.late_problems.append(problem)
         elif parser is not None and parser.fatal is not None:
@@ -815,10 +812,6 @@ def _recorded(ref: SitemapRef) -> SitemapRef:
     return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
 
 
-def _with_status(report: SitemapVisited, status: Status) -> SitemapVisited:
-    return replace(report, status=status)
-
-
 def _is_client_error(error: Exception) -> bool:
     return isinstance(error, HTTPStatusError) and 400 <= error.status < 500
 
@@ -833,7 +826,3 @@ def _error_kind(error: Exception) -> str:
     if isinstance(error, FetchError):
         return "redirect"
     return "error"
-
-
-def _describe(error: Exception) -> str:
-    return str(error)
