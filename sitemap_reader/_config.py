@@ -41,7 +41,14 @@ class Limits:
     max_token_bytes: int = 1_048_576
     max_feed_bytes: int = 10_485_760  # feeds are parsed whole (feedparser), so cap them lower
     max_depth: int = 10  # nested indexes; the first sitemap is depth 0, robots.txt does not count
-    max_sitemaps: int = 100_000  # documents fetched in one run
+    # -- Run-wide budgets. Reaching one stops new work: what was read is kept, the rest is
+    # reported once as not read. The defaults let the largest real sites through (a few
+    # thousand sitemaps, tens of millions of URLs) while a hostile one, fanning out to
+    # endless indexes, is cut at a bounded cost.
+    max_sitemaps: int = 100_000  # documents one run takes on (fetched or found unchanged)
+    max_sitemaps_per_site: int = 20_000  # the same, per source the user named
+    max_entries: int = 100_000_000  # page URLs one run delivers
+    max_total_bytes: int = 16 * 1024**3  # body bytes one run receives, all documents together
     max_redirects: int = 5
     max_concurrency: int = 16  # requests in flight, all hosts together
     per_host: int = 4  # requests in flight to one host
@@ -54,6 +61,9 @@ class Limits:
             "max_token_bytes",
             "max_feed_bytes",
             "max_sitemaps",
+            "max_sitemaps_per_site",
+            "max_entries",
+            "max_total_bytes",
             "max_concurrency",
             "per_host",
         ):
@@ -72,7 +82,9 @@ class Timeouts:
     # The waits of one request added up, body included: a server trickling bytes is cut
     # here. Time a slow consumer holds a body back is not network time and does not count.
     request: float | None = 300.0
-    deadline: float | None = None  # the whole run
+    # The whole run: no document is started past it, and reads in flight are cut. An hour
+    # reads a 50-million-URL site at the measured rates; None removes the bound.
+    deadline: float | None = 3600.0
 
     def __post_init__(self) -> None:
         for name in ("connect", "read", "request", "deadline"):
@@ -153,6 +165,9 @@ class ReaderConfig:
     # A relative <loc> is invalid; True resolves it against the document's URL (reported).
     resolve_relative: bool = False
     incremental: Incremental = field(default_factory=Incremental)
+    # The SSRF guard (on when False): a host the documents name, other than the sources'
+    # own, may not resolve to a loopback, private, link-local or otherwise special address.
+    allow_private: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, ScopePolicy):

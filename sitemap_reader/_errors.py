@@ -6,7 +6,8 @@
     ├── LimitExceeded         a configured limit was reached (bytes, entries, depth, ...)
     ├── FetchError            a document could not be fetched (url)
     │   ├── HTTPStatusError   an HTTP status that is not success (status)
-    │   └── TransportError    timeouts, resets, DNS, refused connections
+    │   ├── TransportError    timeouts, resets, DNS, refused connections
+    │   └── AddressRefused    the SSRF guard: a host that resolves to a private address
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
 
 The core never raises these for remote content: it turns faults into a fatal
@@ -49,6 +50,10 @@ class UnsafeXMLError(ParseError):
 class LimitExceeded(SitemapReaderError):
     """A configured limit (bytes, entries, depth, sitemaps, time) was reached."""
 
+    def __init__(self, message: str, *, url: str | None = None, kind: str = "limit") -> None:
+        super().__init__(message, url=url)
+        self.kind = kind  # the Problem kind that names the limit: "deadline", "max-total-bytes"
+
 
 class FetchError(SitemapReaderError):
     """A document could not be fetched."""
@@ -77,6 +82,16 @@ class HTTPStatusError(FetchError):
 
 class TransportError(FetchError):
     """Connection refused or reset, DNS failure, timeout: worth another try."""
+
+
+class AddressRefused(FetchError):
+    """The SSRF guard refused a host the documents named: it resolves to a loopback,
+    private, link-local or otherwise special address (``ReaderConfig.allow_private``)."""
+
+    def __init__(self, message: str, *, url: str | None = None, host: str, address: str) -> None:
+        super().__init__(message, url=url)
+        self.host = host
+        self.address = address
 
 
 class StateError(SitemapReaderError):

@@ -13,8 +13,9 @@ import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
 from ._io._fetch import Fetcher
+from ._io._guard import Guard, GuardedResolver
 from ._io._state import StateStore, open_store
-from ._io._walk import Progress, Walk
+from ._io._walk import Progress, Walk, is_url
 from ._models import Entry, Event
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class SitemapReader:
         self._state_source = state
         self._store: StateStore | None = None
         self._owns_store = False
+        self._guard: Guard | None = None
         self.progress = Progress()
 
     async def __aenter__(self) -> Self:
@@ -83,11 +85,15 @@ class SitemapReader:
             )
         if self._state_source is not None:
             self._store, self._owns_store = open_store(self._state_source)
+        if not self.config.allow_private:
+            self._guard = Guard(owns_resolver=self._session is None)
         if self._session is None:
             limits = self.config.limits
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(
-                    limit=limits.max_concurrency, limit_per_host=limits.per_host
+                    limit=limits.max_concurrency,
+                    limit_per_host=limits.per_host,
+                    resolver=None if self._guard is None else GuardedResolver(self._guard),
                 ),
                 headers={"User-Agent": self.config.user_agent},
                 auto_decompress=True,  # Content-Encoding is aiohttp's job; .gz bodies are ours
@@ -123,10 +129,15 @@ class SitemapReader:
         assert self._session is not None
         deadline = self.config.timeouts.deadline
         self.progress = Progress()
+        if self._guard is not None:
+            for source in sources:
+                if isinstance(source, str) and is_url(source):
+                    self._guard.trust(source)
         fetcher = Fetcher(
             self._session,
             self.config,
             None if deadline is None else time.monotonic() + deadline,
+            self._guard,
         )
         return Walk(fetcher, self.config, sources, self.progress, self._store)
 

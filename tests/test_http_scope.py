@@ -288,18 +288,25 @@ async def test_child_redirecting_out_of_scope_is_skipped(aiohttp_server: Aiohttp
     assert s.b("/child.xml") in report.problems[0].message
 
 
-async def test_child_redirecting_out_of_scope_is_never_requested_there(
-    aiohttp_server: AiohttpServer,
-) -> None:
-    """The other host is not even asked for a child whose redirect leads out of scope."""
+async def test_scope_is_judged_once_on_the_final_url(aiohttp_server: AiohttpServer) -> None:
+    """A hop through another host is no fault when the chain ends in scope; a chain that
+    ends out of scope is refused there, its body unread."""
     s = await serve(aiohttp_server)
-    s.add("/index.xml", xml(sitemapindex(s.a("/child.xml"))), host="127.0.0.1")
-    s.add("/child.xml", redirect(s.b("/child.xml")), host="127.0.0.1")
-    s.add("/child.xml", xml(urlset(s.b("/b-page"))), host="localhost")
+    s.add("/index.xml", xml(sitemapindex(s.a("/through.xml"), s.a("/away.xml"))))
+    s.add("/through.xml", redirect(s.b("/hop")))
+    s.add("/hop", redirect(s.a("/real.xml")), host="localhost")
+    s.add("/real.xml", xml(urlset(s.a("/kept"))))
+    s.add("/away.xml", redirect(s.b("/away.xml")))
+    s.add("/away.xml", xml(urlset(s.b("/b-page"))), host="localhost")
 
-    await walk(s.a("/index.xml"))
+    run = await walk(s.a("/index.xml"))
 
-    assert s.site.paths(host="localhost") == []
+    assert run.locs == [s.a("/kept")]
+    assert run.report(s.a("/through.xml")).status is Status.OK
+    away = run.report(s.a("/away.xml"))
+    assert away.status is Status.SKIPPED
+    assert away.entries == 0
+    assert f"redirected to {s.b('/away.xml')}, out of scope" in away.problems[0].message
 
 
 async def test_child_redirecting_out_of_scope_stays_skipped_after_a_retry(

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 from tenacity import (
@@ -29,7 +29,8 @@ from tenacity.wait import wait_base
 from yarl import URL
 
 from .._config import ReaderConfig, RetryPolicy, Timeouts
-from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from ._guard import Guard, Refused
 
 logger = logging.getLogger(__name__)
 
@@ -85,14 +86,20 @@ class Fetcher:
     """All requests of one reader go through here (one session, shared limits)."""
 
     def __init__(
-        self, session: aiohttp.ClientSession, config: ReaderConfig, deadline: float | None
+        self,
+        session: aiohttp.ClientSession,
+        config: ReaderConfig,
+        deadline: float | None,
+        guard: Guard | None = None,
     ) -> None:
         self._session = session
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
+        self._guard = guard  # None: private addresses allowed
         self.requests = 0
         self._slots: dict[str, asyncio.Semaphore] = {}
-        self.bytes = 0
+        self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
+        self._max_total = config.limits.max_total_bytes
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
@@ -136,6 +143,13 @@ class Fetcher:
         clock = _NetworkClock(self._config.timeouts, self._deadline)
         try:
             response, final = await self._open(url, clock, headers, body)
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
+                refusal = exc.os_error.refusal
+                raise AddressRefused(
+                    str(refusal), url=url, host=refusal.host, address=refusal.address
+                ) from None
+            raise _transport_error(url, exc) from exc
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise _transport_error(url, exc) from exc
         if response is None:  # the body refused a redirect target: it was not requested
@@ -164,10 +178,20 @@ class Fetcher:
                     data = await clock.wait(content.readany())
                     if not data:
                         break
+                    room = self._max_total - self.bytes
+                    if len(data) > room:
+                        data = data[: max(room, 0)]  # the budget ends inside this piece
                     result.bytes += len(data)
                     self.bytes += len(data)
-                    if not await body.chunk(data):
+                    if data and not await body.chunk(data):
                         break
+                    if self.bytes >= self._max_total:
+                        raise LimitExceeded(
+                            f"the run's budget of {self._max_total:,} body bytes is spent; "
+                            f"stopped after {result.bytes:,} bytes of this body",
+                            url=str(final),
+                            kind="max-total-bytes",
+                        )
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
@@ -179,7 +203,10 @@ class Fetcher:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
         seen = {current}
+        guard = self._guard
         for _hop in range(self._config.limits.max_redirects + 1):
+            if guard is not None:
+                await guard.vet(current)  # every hop, before it is requested
             self.requests += 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
@@ -189,6 +216,12 @@ class Fetcher:
                 ),
                 connect=True,
             )
+            if guard is not None:
+                try:
+                    guard.check_peer(current, _peer(response))
+                except AddressRefused:
+                    response.release()
+                    raise
             if response.status not in _REDIRECTS:
                 return response, current
             location = response.headers.get("Location")
@@ -247,7 +280,7 @@ class _NetworkClock:
         limit = min(limits)
         if limit <= 0:
             if self._deadline is not None and self._deadline <= time.monotonic():
-                raise LimitExceeded("the run's deadline has passed")
+                raise LimitExceeded("the run's deadline has passed", kind="deadline")
             raise asyncio.TimeoutError
         return limit
 
@@ -264,6 +297,20 @@ class _NetworkClock:
             return await asyncio.wait_for(awaitable, limit)
         finally:
             self._waited += time.monotonic() - start
+
+
+def _peer(response: aiohttp.ClientResponse) -> Any:
+    """The (address, port, ...) the response's connection is connected to, if known.
+
+    A short body read whole with the headers has already given its connection back to the
+    pool; its protocol (aiohttp-private, hence getattr) still holds the socket.
+    """
+    connection = response.connection
+    transport = connection.transport if connection is not None else None
+    if transport is None:
+        protocol = getattr(response, "_protocol", None)
+        transport = getattr(protocol, "transport", None)
+    return None if transport is None else transport.get_extra_info("peername")
 
 
 def _retryable(exc: BaseException) -> bool:
