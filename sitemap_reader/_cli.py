@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import csv
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -86,10 +87,11 @@ def _build_parser() -> argparse.ArgumentParser:
     dump.add_argument("sources", nargs="+", metavar="SOURCE")
     dump.add_argument(
         "--format",
-        choices=("jsonl", "csv", "txt"),
+        choices=("jsonl", "csv", "txt", "parquet"),
         default="jsonl",
         help="jsonl (default): one JSON object a line; csv: a header row and the scalar "
-        "columns; txt: one loc a line",
+        "columns; txt: one loc a line; parquet: every field as typed columns, with the "
+        "source (needs -o FILE and pyarrow: pip install 'sitemap-reader[parquet]')",
     )
     dump.add_argument("-o", "--output", metavar="FILE", help="write records here, not stdout")
     dump.add_argument(
@@ -182,8 +184,39 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--timeout", type=_seconds, metavar="SECONDS", help="per request, body included (300)"
     )
+    budgets = command.add_argument_group(
+        "budgets of the run", "reaching one stops new work; what was read is kept"
+    )
+    budgets.add_argument(
+        "--deadline",
+        type=_deadline,
+        default=_KEEP,
+        metavar="SECONDS",
+        help="the whole run; 'none' for no bound (3600)",
+    )
+    budgets.add_argument(
+        "--max-sitemaps", type=_positive, metavar="N", help="documents in all (100,000)"
+    )
+    budgets.add_argument(
+        "--max-sitemaps-per-site",
+        type=_positive,
+        metavar="N",
+        help="documents per source (20,000)",
+    )
+    budgets.add_argument(
+        "--max-entries", type=_positive, metavar="N", help="URLs in all (100,000,000)"
+    )
+    budgets.add_argument(
+        "--max-total-bytes",
+        type=_size_arg,
+        metavar="SIZE",
+        help="body bytes in all: 500M, 20G (16G)",
+    )
     command.add_argument(
-        "--deadline", type=_seconds, metavar="SECONDS", help="the whole run (no deadline)"
+        "--allow-private",
+        action="store_true",
+        help="let documents send the reader to loopback, private and link-local addresses "
+        "(the SSRF guard; the sources' own hosts are always allowed)",
     )
     command.add_argument("--user-agent", metavar="UA", help="the User-Agent header")
     command.add_argument(
@@ -211,6 +244,28 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+_KEEP: Any = object()  # an option left out: the config's default stands
+
+
+def _deadline(text: str) -> float | None:
+    return None if text.strip().lower() == "none" else _seconds(text)
+
+
+_SIZES = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def _size_arg(text: str) -> int:
+    """Bytes, from '1000000', '500k', '500M' or '20G' (powers of 1024)."""
+    number, unit = (text[:-1], text[-1].lower()) if text[-1:].isalpha() else (text, "")
+    try:
+        value = int(float(number) * _SIZES[unit])
+    except (KeyError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (try 500M or 20G)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive size")
     return value
 
 
@@ -252,16 +307,20 @@ def _config(args: argparse.Namespace) -> sr.ReaderConfig:
         limits = dataclasses.replace(limits, max_concurrency=args.concurrency)
     if args.per_host is not None:
         limits = dataclasses.replace(limits, per_host=args.per_host)
+    for name in ("max_sitemaps", "max_sitemaps_per_site", "max_entries", "max_total_bytes"):
+        if getattr(args, name) is not None:
+            limits = dataclasses.replace(limits, **{name: getattr(args, name)})
     timeouts = base.timeouts
     if args.timeout is not None:
         timeouts = dataclasses.replace(timeouts, request=args.timeout)
-    if args.deadline is not None:
+    if args.deadline is not _KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     changes: dict[str, Any] = {
         "limits": limits,
         "timeouts": timeouts,
         "scope": sr.ScopePolicy(args.scope),
         "resolve_relative": args.resolve_relative,
+        "allow_private": args.allow_private,
     }
     if args.user_agent is not None:
         changes["user_agent"] = args.user_agent
@@ -281,6 +340,15 @@ def _config(args: argparse.Namespace) -> sr.ReaderConfig:
         )
     if getattr(args, "since_strict", False) and args.since is None:
         raise ValueError("--since-strict needs --since")
+    if getattr(args, "format", None) == "parquet":  # dump only
+        if not args.output:
+            raise ValueError("--format parquet writes a file: give it with -o FILE")
+        if feed:
+            raise ValueError("--changes writes jsonl, csv or txt, not parquet")
+        try:
+            sr.entry_schema()
+        except ImportError as exc:  # pyarrow is an optional extra: say which
+            raise ValueError(str(exc)) from None
     return dataclasses.replace(base, **changes)
 
 
@@ -308,6 +376,12 @@ def _open_state(args: argparse.Namespace) -> str | None:
 
 
 def _run_dump(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    if args.format == "parquet":
+        # One SOURCE names the source column. With several, the walk does not tell which
+        # one an entry descends from, so it is left null.
+        source = args.sources[0] if len(args.sources) == 1 else None
+        with sr.ParquetSink(args.output) as sink:  # whole or not at all, as for -o
+            return _dump(args, config, None, functools.partial(sink.write, source=source))
     if args.output:
         directory = os.path.dirname(os.path.abspath(args.output))
         fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
@@ -329,9 +403,16 @@ def _run_dump(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
             out.detach()
 
 
-def _dump(args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str]) -> int:
+def _dump(
+    args: argparse.Namespace,
+    config: sr.ReaderConfig,
+    out: IO[str] | None,
+    write: Callable[[list[Any]], None] | None = None,
+) -> int:
     feed = config.incremental.changes
-    write = _change_writer(args.format, out) if feed else _writer(args.format, out)
+    if write is None:
+        assert out is not None
+        write = _change_writer(args.format, out) if feed else _writer(args.format, out)
     since: datetime | None = args.since
     # Entries with no lastmod pass --since unless --since-strict.
     undated = not args.since_strict
@@ -369,7 +450,8 @@ def _dump(args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str]) -> in
         return tally
 
     tally = asyncio.run(run())
-    out.flush()
+    if out is not None:
+        out.flush()
     console.summary(tally)
     return 0 if tally.read or tally.unchanged else 1
 
@@ -742,6 +824,11 @@ class _Console:
         if p is not None and p.bytes:
             parts.append(f"{_size(p.bytes)} fetched")
         sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+        if p is not None and p.budget is not None:
+            left = f"; {p.not_read:,} sitemaps named but not read" if p.not_read else ""
+            sys.stderr.write(
+                f"sitemap-reader: stopped early: the {p.budget} budget was reached{left}\n"
+            )
 
 
 def _size(n: int) -> str:

@@ -420,7 +420,8 @@ async def test_empty_and_junk_documents_are_reported(aiohttp_server: AiohttpServ
 
 
 async def test_max_sitemaps_budget(aiohttp_server: AiohttpServer) -> None:
-    """Past ``max_sitemaps`` documents the rest are skipped, unrequested, with one problem."""
+    """Past ``max_sitemaps`` documents the rest are neither queued nor requested; one
+    problem names the budget and the first document left out."""
     s = await serve(aiohttp_server)
     s.add("/index.xml", xml(sitemapindex(*(s.a(f"/c{i}.xml") for i in range(5)))))
     for i in range(5):
@@ -432,8 +433,10 @@ async def test_max_sitemaps_budget(aiohttp_server: AiohttpServer) -> None:
     assert run.locs == [s.a("/p0"), s.a("/p1")]
     assert s.site.paths() == ["/index.xml", "/c0.xml", "/c1.xml"]
     assert run.kinds == ["max-sitemaps"]
-    skipped = [r.url for r in run.reports if r.status is Status.SKIPPED]
-    assert skipped == [s.a(f"/c{i}.xml") for i in (2, 3, 4)]
+    problem = run.problem("max-sitemaps")
+    assert problem.url == s.a("/c2.xml")
+    assert "budget of 3 documents is spent" in problem.message
+    assert [r.url for r in run.reports] == [s.a("/index.xml"), s.a("/c0.xml"), s.a("/c1.xml")]
 
 
 async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:

@@ -34,7 +34,7 @@ from .._config import ReaderConfig, ScopePolicy
 from .._core._parser import SitemapParser
 from .._core._robots import sitemap_urls
 from .._core._scope import Scope, ScopeFilter, origin_of
-from .._errors import FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
 from .._models import (
     Entry,
     Event,
@@ -69,6 +69,9 @@ class Progress:
     bytes: int = 0  # body bytes received
     unchanged: int = 0  # documents found unchanged since the last run (a state store)
     bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
+    # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
+    budget: str | None = None
+    not_read: int = 0  # documents named but neither queued nor read: a budget was reached
     started: float = field(default_factory=time.monotonic)
 
 
@@ -83,6 +86,7 @@ class _Job:
     ancestors: tuple[str, ...] = ()  # keys of the indexes above it
     lastmod: datetime | None = None
     parent_scope: Scope | None = None  # the index's scope, to judge a redirected child
+    refused: str = ""  # a source beyond a sitemap budget: reported, not read
 
 
 def normalise(url: str) -> str:
@@ -118,8 +122,11 @@ class Walk:
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
         self._out: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
-        self._started = 0  # documents fetched or read, for max_sitemaps
-        self._budget_said = False
+        # Documents taken on (queued or probed), run-wide and per source: the sitemap budgets
+        # are applied when a document is named, so the frontier never outgrows them.
+        self._taken = 0
+        self._taken_by_root: dict[str, int] = {}
+        self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
         for source in sources:
             self._add_source(source)
 
@@ -140,15 +147,56 @@ class Walk:
                 name = os.path.abspath(name)
             self._push(_Job(name, "local", name))
 
-    def _push(self, job: _Job) -> bool:
-        """Queue a job unless its document is already queued or read."""
+    def _push(self, job: _Job) -> bool | str:
+        """Queue a job: True; False when its document is already queued or read.
+
+        Past a sitemap budget a named document is not queued: the budget's kind is
+        returned. A user's source is queued all the same, to be reported as not read.
+        """
         key = job.url if job.kind == "local" else normalise(job.url)
         if key in self._seen:
             return False
+        refused = self._take(job.root)
+        if refused is not None and job.source:
+            self._progress.not_read += 1
+            return refused
         self._seen.add(key)
-        self._frontier.append(job)
+        self._frontier.append(job if refused is None else replace(job, refused=refused))
         self._progress.queued += 1
         return True
+
+    def _take(self, root: str) -> str | None:
+        """Count one more document for the run and its site; the budget it would pass."""
+        limits = self._config.limits
+        if self._taken >= limits.max_sitemaps:
+            return "max-sitemaps"
+        taken = self._taken_by_root.get(root, 0)
+        if taken >= limits.max_sitemaps_per_site:
+            return "max-sitemaps-per-site"
+        self._taken += 1
+        self._taken_by_root[root] = taken + 1
+        return None
+
+    def _budget_problem(self, kind: str, url: str, root: str) -> Problem | None:
+        """The Problem that says a budget was reached, the first time only (per site for
+        the per-site budget); None after that. Records the first budget of the run."""
+        said = f"{kind} {root}" if kind == "max-sitemaps-per-site" else kind
+        if said in self._budgets_said:
+            return None
+        self._budgets_said.add(said)
+        if self._progress.budget is None:
+            self._progress.budget = kind
+        limits = self._config.limits
+        why = {
+            "deadline": f"the run's deadline of {self._config.timeouts.deadline or 0:g} s passed",
+            "max-sitemaps": f"the run's budget of {limits.max_sitemaps:,} documents is spent",
+            "max-sitemaps-per-site": f"the budget of {limits.max_sitemaps_per_site:,} "
+            f"documents for {root} is spent",
+            "max-entries": f"the run delivered its budget of {limits.max_entries:,} URLs",
+            "max-total-bytes": f"the run's budget of {limits.max_total_bytes:,} body bytes "
+            "is spent",
+        }[kind]
+        return Problem(kind, url, f"{why}: this and further documents are not read")
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -223,18 +271,18 @@ class Walk:
         else:
             await self._sitemap(job)
 
-    def _out_of_budget(self, job: _Job) -> Problem | None:
-        limits = self._config.limits
+    def _out_of_budget(self, job: _Job) -> str | None:
+        """The run-wide budget that forbids starting ``job`` now, if any."""
+        if job.refused:
+            return job.refused
+        limits, progress = self._config.limits, self._progress
         deadline = self._config.timeouts.deadline
-        if deadline is not None and time.monotonic() - self._progress.started > deadline:
-            return Problem(
-                "deadline", job.url, f"not read: the run's deadline of {deadline:g} s passed"
-            )
-        if self._started >= limits.max_sitemaps:
-            return Problem(
-                "max-sitemaps", job.url, f"not read: the run read {limits.max_sitemaps:,} documents"
-            )
-        self._started += 1
+        if deadline is not None and time.monotonic() - progress.started > deadline:
+            return "deadline"
+        if progress.entries >= limits.max_entries:
+            return "max-entries"
+        if self._fetcher is not None and self._fetcher.bytes >= limits.max_total_bytes:
+            return "max-total-bytes"
         return None
 
     # -- robots.txt ----------------------------------------------------------------------
@@ -289,7 +337,14 @@ class Walk:
             self._settle_robots(key, result, status, body, refs)
         vouched = origin_of(final)
         for ref in refs:
-            self._push(_Job(ref.loc, "sitemap", job.root, final, 0, vouched, (), None, None))
+            pushed = self._push(
+                _Job(ref.loc, "sitemap", job.root, final, 0, vouched, (), None, None)
+            )
+            if isinstance(pushed, str):
+                said = self._budget_problem(pushed, ref.loc, job.root)
+                if said is not None:
+                    problems.append(said)
+                    await self._emit([said])
         await self._report(
             SitemapVisited(
                 job.url,
@@ -327,6 +382,12 @@ class Walk:
             key = normalise(probe.url)
             if key in self._seen:
                 continue
+            refused = self._take(job.root)
+            if refused is not None:
+                self._progress.not_read += 1
+                said = self._budget_problem(refused, probe.url, job.root)
+                await self._emit([said] if said is not None else [])
+                return
             self._seen.add(key)
             if await self._sitemap(probe):
                 return
@@ -429,9 +490,27 @@ class Walk:
             children=[_recorded(ref) for ref in refs],
         )
 
+    def _spent(self, root: str) -> str | None:
+        """The sitemap budget with no room left for ``root``, if any."""
+        limits = self._config.limits
+        if self._taken >= limits.max_sitemaps:
+            return "max-sitemaps"
+        if self._taken_by_root.get(root, 0) >= limits.max_sitemaps_per_site:
+            return "max-sitemaps-per-site"
+        return None
+
     def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | SitemapVisited | None:
-        """Queue an index child; else a Problem saying why not, or a duplicate's report."""
+        """Queue an index child; else a Problem saying why not, or a duplicate's report.
+
+        Once the site's sitemap budget is spent the index is cut: every child it names
+        further would be refused, and a hostile index may name millions.
+        """
         job = parent.job
+        spent = self._spent(job.root)
+        if spent is not None:
+            self._progress.not_read += 1
+            parent.cut = True
+            return self._budget_problem(spent, ref.loc, job.root)
         depth = job.depth + 1
         if depth > self._config.limits.max_depth:
             return Problem(
@@ -465,8 +544,10 @@ class Walk:
                 parent.scope,
             )
         )
-        if queued:
+        if queued is True:
             return None
+        if isinstance(queued, str):  # cannot be: _spent said there was room
+            return self._budget_problem(queued, ref.loc, job.root)
         # Named again (by this index or another): read once per run, reported, no problem.
         return SitemapVisited(
             ref.loc, Status.DUPLICATE, None, ref.source, depth, lastmod=ref.lastmod
@@ -476,6 +557,10 @@ class Walk:
 
     async def _local(self, job: _Job) -> None:
         name = job.url
+        budget = self._out_of_budget(job)
+        if budget is not None:
+            await self._skip(job, budget)
+            return
         parser = SitemapParser(name, limits=self._config.limits, resolve_relative=False)
         body = _SitemapBody(self, job)
         body.begin(parser, Scope("", ScopePolicy.OFF))
@@ -513,10 +598,12 @@ class Walk:
             body.settle(result, report)  # local files join the change feed, nothing else
         await self._report(report)
 
-    async def _skip(self, job: _Job, problem: Problem) -> None:
-        if not self._budget_said or problem.kind not in ("deadline", "max-sitemaps"):
-            self._budget_said = True
-            await self._emit([problem])
+    async def _skip(self, job: _Job, budget: str) -> None:
+        """Report a document a budget keeps from being read (the Problem said once)."""
+        said = self._budget_problem(budget, job.url, job.root)
+        problem = said or Problem(budget, job.url, "not read: a budget of the run was reached")
+        if said is not None:
+            await self._emit([said])
         await self._report(
             SitemapVisited(
                 job.url,
@@ -584,6 +671,7 @@ class _SitemapBody:
         self.problems: list[Problem] = []
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
+        self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
         self.final_url = job.url
         self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
 
@@ -608,13 +696,8 @@ class _SitemapBody:
                 f"redirects to {target}, which this run reads already",
             )
             return False
-        if job.parent_scope is not None:
-            why = job.parent_scope.check_child(target)
-            if why is not None:
-                self._refuse(
-                    Status.SKIPPED, "out-of-scope", f"redirects to {target}, out of scope ({why})"
-                )
-                return False
+        # Scope is judged once, on the final URL (start): a hop may pass anywhere the
+        # fetcher lets it (http(s), the SSRF guard).
         walk._seen.add(key)
         self._passed.add(key)
         self.lineage = (*self.lineage, key)
@@ -622,6 +705,15 @@ class _SitemapBody:
 
     def start(self, response: Response, attempt: int) -> bool:
         self.final_url = response.final_url
+        if self.job.parent_scope is not None and response.final_url != self.job.url:
+            why = self.job.parent_scope.check_child(response.final_url)
+            if why is not None:
+                self._refuse(
+                    Status.SKIPPED,
+                    "out-of-scope",
+                    f"redirected to {response.final_url}, out of scope ({why})",
+                )
+                return False
         if self.digest is not None:
             self.digest = hashlib.blake2b(digest_size=16)  # a retry hashes from the start
         if self.recorded is not None:
@@ -653,7 +745,14 @@ class _SitemapBody:
         if self.spool is not None:
             self.spool.write(data)
             return self.spool.tell() < self.walk._config.limits.max_bytes
-        return await self._parse(data)
+        if len(data) <= CHUNK:
+            return await self._parse(data)
+        # A fast server hands over a whole body at once: parse it a piece at a time, so a
+        # budget that runs out stops the parsing too, not only the reading.
+        for start in range(0, len(data), CHUNK):
+            if not await self._parse(data[start : start + CHUNK]):
+                return False
+        return True
 
     async def _parse(self, data: bytes) -> bool:
         parser = self.parser
@@ -661,7 +760,7 @@ class _SitemapBody:
         events = parser.feed(data)
         if events:
             await self._handle(events)
-        return not parser.ended
+        return not (parser.ended or self.cut)
 
     async def finish(self) -> None:
         spool = self.spool
@@ -675,7 +774,8 @@ class _SitemapBody:
             while (data := spool.read(CHUNK)) and await self._parse(data):
                 pass
         assert self.parser is not None
-        await self._handle(self.parser.close())
+        if not self.cut:  # a document cut by a budget is not at its end: no verdict on it
+            await self._handle(self.parser.close())
 
     def release(self) -> None:
         """Drop a held-back body (after the fetch, whatever its outcome)."""
@@ -748,14 +848,35 @@ class _SitemapBody:
                 self.problems.append(event)
                 if not (self.job.kind == "probe" and event.fatal and event.kind in _NOT_A_SITEMAP):
                     out.append(event)  # a probed path that is a web page is no news
+        progress = self.walk._progress
+        room = self.walk._config.limits.max_entries - progress.entries
+        if entries > room:
+            out = self._cut(out, room)
+            entries = max(room, 0)
         self.entries += entries
-        self.walk._progress.entries += entries
+        progress.entries += entries
         if self.staging and entries:  # the change feed: entries go to the store, not out
             tracker = self.walk._tracker
             assert tracker is not None
             tracker.store.stage(self.key, [e for e in out if type(e) is Entry])
             out = [e for e in out if type(e) is not Entry]
         await self.walk._emit(out)
+
+    def _cut(self, out: list[Event], room: int) -> list[Event]:
+        """The run's entry budget ends here: keep ``room`` entries of ``out``, stop reading."""
+        self.cut = True
+        kept: list[Event] = []
+        for event in out:
+            if type(event) is Entry:
+                if room <= 0:
+                    continue
+                room -= 1
+            kept.append(event)
+        problem = self.walk._budget_problem("max-entries", self.job.url, self.job.root)
+        if problem is not None:
+            self.problems.append(problem)
+            kept.append(problem)
+        return kept
 
     def _refuse(self, status: Status, kind: str, message: str) -> None:
         self.refused = status
@@ -778,7 +899,12 @@ class _SitemapBody:
                 status = Status.PARTIAL if self.emitted else Status.FAILED
                 problem = Problem(_error_kind(error), error.url or job.url, str(error))
                 self.problems.append(problem)
-                self.late_problems.append(problem)
+                if not isinstance(error, LimitExceeded) or self.walk._budget_problem(
+                    error.kind, job.url, job.root
+                ):
+                    self.late_problems.append(problem)  # a budget is said once a run
+        elif self.cut:
+            status = Status.PARTIAL
         elif parser is not None and parser.fatal is not None:
             fatal = parser.fatal
             assert isinstance(fatal, Problem)
@@ -822,7 +948,9 @@ def _error_kind(error: Exception) -> str:
     if isinstance(error, TransportError):
         return "network"
     if isinstance(error, LimitExceeded):
-        return "deadline"
+        return error.kind
+    if isinstance(error, AddressRefused):
+        return "private-address"
     if isinstance(error, FetchError):
         return "redirect"
     return "error"
