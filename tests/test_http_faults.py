@@ -8,6 +8,7 @@ import gzip
 import time
 import warnings
 
+from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import Format, Limits, ReaderConfig, RetryPolicy, Status, Timeouts
@@ -483,3 +484,36 @@ async def test_children_queued_for_a_connection_do_not_time_out(
     assert sorted(run.locs) == sorted(served.a(f"/p{i}") for i in range(12))
     assert run.problems == []
     assert all(served.count(path) == 1 for path in children)
+
+
+async def test_body_cut_by_a_clean_close_keeps_what_was_buffered(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """Content-Length promises more than comes, then the server closes: a short body arrives
+    with the close, and aiohttp raises before handing it over. The bytes it had are still
+    parsed, and the entries before the cut delivered (on the last attempt)."""
+    s = await serve(aiohttp_server)
+    body = urlset(*pages(s, 50)).encode()
+
+    async def truncated(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        response.content_length = len(body)
+        await response.prepare(request)
+        await response.write(body[: len(body) * 3 // 4])
+        assert request.transport is not None
+        request.transport.close()
+        return response
+
+    s.add("/sitemap.xml", truncated)
+    config = dataclasses.replace(FAST, retry=RetryPolicy(attempts=1))
+
+    run = await walk(s.a("/sitemap.xml"), config=config)
+
+    report = run.report(s.a("/sitemap.xml"))
+    assert report.status is Status.PARTIAL
+    assert report.bytes == len(body) * 3 // 4
+    assert 30 < len(run.locs) < 50
+    assert run.locs == pages(s, 50)[: len(run.locs)]
+    problem = run.problem("network")
+    assert problem.fatal
+    assert f"after {len(body) * 3 // 4:,} bytes of the body" in problem.message

@@ -193,6 +193,16 @@ class Fetcher:
                             kind="max-total-bytes",
                         )
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                if isinstance(exc, aiohttp.ClientPayloadError):
+                    # aiohttp raises a cut before handing over what it had buffered (a short
+                    # body arrives with the close): pass it on, what came before the cut
+                    # is kept. The buffer is aiohttp-private, hence getattr.
+                    rest = b"".join(getattr(content, "_buffer", ()))
+                    rest = rest[: max(self._max_total - self.bytes, 0)]
+                    if rest:
+                        result.bytes += len(rest)
+                        self.bytes += len(rest)
+                        await body.chunk(rest)
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             await body.finish()

@@ -897,7 +897,7 @@ class _SitemapBody:
                 status = Status.MISSING
             else:
                 status = Status.PARTIAL if self.emitted else Status.FAILED
-                problem = Problem(_error_kind(error), error.url or job.url, str(error))
+                problem = Problem(_error_kind(error), error.url or job.url, str(error), True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self.walk._budget_problem(
                     error.kind, job.url, job.root
