@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import aiohttp
 
@@ -15,7 +15,7 @@ from ._config import DEFAULT_CONFIG, ReaderConfig
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
 from ._io._state import StateStore, open_store
-from ._io._walk import Progress, Walk, is_url
+from ._io._walk import Leaf, Progress, Walk, is_url
 from ._models import Entry, Event
 
 if TYPE_CHECKING:
@@ -121,16 +121,22 @@ class SitemapReader:
                 self._store = None
             self._state = _State.CLOSED
 
-    def _open_walk(self, sources: tuple[Source, ...]) -> Walk:
+    def _open_walk(
+        self,
+        sources: tuple[Source, ...],
+        *,
+        defer_leaves: bool = False,
+        leaves: tuple[Leaf, ...] = (),
+    ) -> Walk:
         if self._state is not _State.OPENED:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
-        if not sources:
+        if not sources and not leaves:
             raise ValueError("give at least one source")
         assert self._session is not None
         deadline = self.config.timeouts.deadline
         self.progress = Progress()
         if self._guard is not None:
-            for source in sources:
+            for source in (*sources, *(leaf.root for leaf in leaves)):
                 if isinstance(source, str) and is_url(source):
                     self._guard.trust(source)
         fetcher = Fetcher(
@@ -139,7 +145,15 @@ class SitemapReader:
             None if deadline is None else time.monotonic() + deadline,
             self._guard,
         )
-        return Walk(fetcher, self.config, sources, self.progress, self._store)
+        return Walk(
+            fetcher,
+            self.config,
+            sources,
+            self.progress,
+            self._store,
+            defer_leaves=defer_leaves,
+            leaves=leaves,
+        )
 
     async def walk_batches(self, *sources: Source) -> AsyncIterator[list[Event]]:
         """Everything the run meets, in batches (the fastest way to consume a run).
@@ -148,6 +162,24 @@ class SitemapReader:
         ``SitemapVisited`` report per document (robots.txt, index, sitemap).
         """
         async for batch in self._open_walk(sources).batches():
+            yield batch
+
+    async def discover_batches(self, *sources: Source) -> AsyncIterator[list[Event | Leaf]]:
+        """The sites' sitemap trees, leaves left unread: the first stage of a split read.
+
+        robots.txt and indexes are read as :meth:`walk_batches` reads them; a leaf sitemap
+        (urlset, text, RSS, Atom) is fetched only as far as its first bytes, which tell its
+        format, and comes out as a :class:`Leaf` instead of its entries (and without a
+        report: its read reports it). Read the leaves with :meth:`leaf_batches`, here or
+        elsewhere: together they give what :meth:`walk_batches` gives.
+        """
+        async for batch in self._open_walk(sources, defer_leaves=True).batches():
+            yield cast("list[Event | Leaf]", batch)
+
+    async def leaf_batches(self, *leaves: Leaf) -> AsyncIterator[list[Event]]:
+        """Read leaves found by :meth:`discover_batches` as the whole walk would have (same
+        scope, vouching and budgets; one that became an index has its children read)."""
+        async for batch in self._open_walk((), leaves=leaves).batches():
             yield batch
 
     async def walk(self, *sources: Source) -> AsyncIterator[Event]:

@@ -244,3 +244,30 @@ def test_cli_refuses_then_allow_private_reads(tmp_path: Path) -> None:
 
 def test_allow_private_default_is_off() -> None:
     assert ReaderConfig().allow_private is False
+
+
+async def test_non_http_urls_in_documents_are_refused_and_reported(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    """file:, data:, ftp: and the like, named by robots.txt, an index, a urlset or a
+    redirect, are never fetched or opened: each is dropped with a Problem."""
+    secret = tmp_path / "secret.xml"
+    secret.write_text(urlset("http://127.0.0.1/SECRET-PAGE"))
+    s = await serve(aiohttp_server)
+    s.add("/robots.txt", text(f"Sitemap: {secret.as_uri()}\nSitemap: {s.a('/index.xml')}\n"))
+    s.add(
+        "/index.xml",
+        xml(sitemapindex(secret.as_uri(), "data:text/xml,<urlset/>", s.a("/s.xml"), s.a("/r"))),
+    )
+    s.add("/s.xml", xml(urlset(s.a("/page"), secret.as_uri(), "ftp://127.0.0.1/f")))
+    s.add("/r", redirect(secret.as_uri()))
+
+    run = await walk(s.a("/"), config=GUARDED)
+
+    assert run.locs == [s.a("/page")]
+    assert "SECRET-PAGE" not in repr(run.events)
+    messages = " ".join(p.message for p in run.problems)
+    assert f"the Sitemap value {secret.as_uri()!r} is not an http(s) URL" in messages
+    assert "not an absolute http(s) URL were dropped" in messages
+    assert f"redirect to {secret.as_uri()!r}, which is not an http(s) URL" in messages
+    assert run.report(s.a("/r")).status is Status.FAILED

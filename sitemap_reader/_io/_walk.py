@@ -46,7 +46,7 @@ from .._models import (
     Status,
 )
 from ._fetch import CHUNK, Fetcher, FetchResult, Response
-from ._incremental import FIRST_READ, Plan, Tracker
+from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from ._state import StateStore
 
 logger = logging.getLogger(__name__)
@@ -89,6 +89,23 @@ class _Job:
     refused: str = ""  # a source beyond a sitemap budget: reported, not read
 
 
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """A leaf sitemap (urlset, text, RSS, Atom) that discovery found and left unread.
+
+    Picklable, so it can be read anywhere later (``SitemapReader.leaf_batches``, a Dask
+    task): it carries what the walk knew when it was named (scope, vouching, lineage), and
+    is read exactly as the whole walk would have read it.
+    """
+
+    url: str
+    root: str  # the user's source it descends from
+    source: str  # who named it
+    depth: int
+    lastmod: datetime | None  # what its index said
+    job: _Job = field(repr=False, compare=False)
+
+
 def normalise(url: str) -> str:
     """The dedupe key of a URL: yarl's normal form without the fragment."""
     try:
@@ -111,8 +128,15 @@ class Walk:
         sources: Sequence[str | os.PathLike[str]],
         progress: Progress,
         store: StateStore | None = None,
+        *,
+        defer_leaves: bool = False,
+        leaves: Sequence[Leaf] = (),
     ) -> None:
         self._fetcher = fetcher
+        # Discovery: leaf sitemaps are sniffed (their first bytes tell their format) and
+        # handed out as Leaf records instead of being read.
+        self._defer = defer_leaves
+        self.leaves = 0
         self._config = config
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental)
@@ -129,6 +153,8 @@ class Walk:
         self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
         for source in sources:
             self._add_source(source)
+        for leaf in leaves:
+            self._push(leaf.job)
 
     # -- sources -------------------------------------------------------------------------
 
@@ -419,6 +445,13 @@ class Walk:
         finally:
             reader.release()
         self._progress.bytes += result.bytes
+        if reader.deferred and result.error is None:
+            # Not recorded in the store: only its later read, complete, may say it was read.
+            self.leaves += 1
+            leaf = Leaf(job.url, job.root, job.source, job.depth, job.lastmod, job)
+            # Discovery batches carry Leaf records (discover_batches' type says so).
+            await self._out.put([leaf])  # type: ignore[list-item]
+            return True
         unchanged = result.status == 304 or reader.same
         if plan.state is not None and result.error is None and unchanged:
             await self._unchanged(job, plan.state, result)
@@ -672,6 +705,8 @@ class _SitemapBody:
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
         self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
+        self.defer = walk._defer and job.kind != "local"
+        self.deferred = False  # discovery: a leaf, left unread
         self.final_url = job.url
         self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
 
@@ -758,6 +793,9 @@ class _SitemapBody:
         parser = self.parser
         assert parser is not None
         events = parser.feed(data)
+        if self.defer and parser.format in ENTRY_FORMATS:
+            self.deferred = True  # a leaf: what its first bytes held is read with the rest
+            return False
         if events:
             await self._handle(events)
         return not (parser.ended or self.cut)
@@ -774,8 +812,12 @@ class _SitemapBody:
             while (data := spool.read(CHUNK)) and await self._parse(data):
                 pass
         assert self.parser is not None
-        if not self.cut:  # a document cut by a budget is not at its end: no verdict on it
-            await self._handle(self.parser.close())
+        if not (self.cut or self.deferred):  # a document not read to its end: no verdict
+            events = self.parser.close()
+            if self.defer and self.parser.format in ENTRY_FORMATS:
+                self.deferred = True  # a short leaf, its format known only at its end
+                return
+            await self._handle(events)
 
     def release(self) -> None:
         """Drop a held-back body (after the fetch, whatever its outcome)."""
