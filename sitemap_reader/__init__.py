@@ -27,6 +27,7 @@ from ._config import (
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
 from ._errors import (
+    AddressRefused,
     FetchError,
     HTTPStatusError,
     LimitExceeded,
@@ -63,17 +64,37 @@ from ._models import (
 from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
-    from ._io._walk import Progress
+    from ._io._walk import Leaf, Progress
     from ._reader import SitemapReader
     from ._sync import collect_urls_sync, entries_sync, walk_sync
+    from ._table import (
+        ParquetSink,
+        entries_to_batches,
+        entries_to_dataframe,
+        entries_to_table,
+        entry_schema,
+        read_dataframe,
+        read_dataframe_sync,
+        table_to_dataframe,
+    )
 
 # The I/O layer (aiohttp, asyncio) loads on first use (PEP 562), so that the sans-IO core
-# and the records can be imported without it.
+# and the records can be imported without it; so do the columnar outputs, whose pyarrow and
+# pandas are optional extras (imported when a function needs them).
 _LAZY = {
+    "Leaf": "._io._walk",
+    "ParquetSink": "._table",
     "Progress": "._io._walk",
     "SitemapReader": "._reader",
     "collect_urls_sync": "._sync",
     "entries_sync": "._sync",
+    "entries_to_batches": "._table",
+    "entries_to_dataframe": "._table",
+    "entries_to_table": "._table",
+    "entry_schema": "._table",
+    "read_dataframe": "._table",
+    "read_dataframe_sync": "._table",
+    "table_to_dataframe": "._table",
     "walk_sync": "._sync",
 }
 
@@ -87,6 +108,7 @@ __all__ = [
     "MAX_LOC_LENGTH",
     "MAX_URLS_PER_SITEMAP",
     "WELL_KNOWN_PATHS",
+    "AddressRefused",
     "Alternate",
     "ChangeFreq",
     "ChangeKind",
@@ -98,10 +120,12 @@ __all__ = [
     "HTTPStatusError",
     "Image",
     "Incremental",
+    "Leaf",
     "LimitExceeded",
     "Limits",
     "MemoryStateStore",
     "News",
+    "ParquetSink",
     "ParseError",
     "Problem",
     "Progress",
@@ -127,8 +151,15 @@ __all__ = [
     "collect_urls_sync",
     "default_state_path",
     "entries_sync",
+    "entries_to_batches",
+    "entries_to_dataframe",
+    "entries_to_table",
+    "entry_schema",
     "entry_to_dict",
     "parse_datetime",
+    "read_dataframe",
+    "read_dataframe_sync",
+    "table_to_dataframe",
     "walk_sync",
 ]
 

@@ -377,9 +377,12 @@ def _open_state(args: argparse.Namespace) -> str | None:
 
 def _run_dump(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
     if args.format == "parquet":
-        # One SOURCE names the source column. With several, the walk does not tell which
-        # one an entry descends from, so it is left null.
+        # One SOURCE names the source column, as the walk names it (a local file by its
+        # absolute path). With several, no record says which one an entry descends from,
+        # so it is left null.
         source = args.sources[0] if len(args.sources) == 1 else None
+        if source not in (None, "-") and not source.lower().startswith(("http://", "https://")):
+            source = os.path.abspath(source)
         with sr.ParquetSink(args.output) as sink:  # whole or not at all, as for -o
             return _dump(args, config, None, functools.partial(sink.write, source=source))
     if args.output:
