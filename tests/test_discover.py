@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pickle
 from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
 
 from pytest_aiohttp.plugin import AiohttpServer
 
@@ -65,7 +67,10 @@ async def _discover(url: str) -> tuple[list[Leaf], list[object], SitemapReader]:
     async with SitemapReader(FAST) as reader:
         async for batch in reader.discover_batches(url):
             for item in batch:
-                (leaves if isinstance(item, Leaf) else others).append(item)
+                if isinstance(item, Leaf):
+                    leaves.append(item)
+                else:
+                    others.append(item)
     return leaves, others, reader
 
 
@@ -84,7 +89,7 @@ async def test_leaves_read_apart_give_what_one_walk_gives(aiohttp_server: Aiohtt
     # Each leaf read on its own (as Dask tasks would), after a trip through pickle.
     parts = [await _read([pickle.loads(pickle.dumps(leaf))]) for leaf in leaves]
 
-    def rows(events: list[object]) -> list[tuple[str, str]]:
+    def rows(events: Sequence[object]) -> list[tuple[str, str]]:
         return [(e.sitemap, e.loc) for e in events if isinstance(e, Entry)]
 
     split = [row for part in parts for row in rows(part)]
@@ -140,3 +145,37 @@ async def test_a_source_that_is_a_leaf_is_one_leaf(aiohttp_server: AiohttpServer
     assert found == []
     assert [e.loc for e in read if isinstance(e, Entry)] == [s.a("/1"), s.a("/2")]
     assert [r.status for r in read if isinstance(r, SitemapVisited)] == [Status.OK]
+
+
+async def test_discovery_remembers_leaves_in_its_store(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    """With a store, a leaf found once is handed out again without a request (its own read
+    decides whether it changed); the store never records it as read."""
+    s = await serve(aiohttp_server)
+    s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2026-05-01"), s.a("/b.xml"))))
+    s.add("/a.xml", xml(urlset(s.a("/1"))))
+    s.add("/b.xml", gz_file(urlset(s.a("/2"))))
+    state = tmp_path / "tree.sqlite"
+
+    async def discover() -> list[Leaf]:
+        async with SitemapReader(FAST, state=state) as reader:
+            return [
+                item
+                async for batch in reader.discover_batches(s.a("/index.xml"))
+                for item in batch
+                if isinstance(item, Leaf)
+            ]
+
+    first = await discover()
+    requests = len(s.site.hits)
+    again = await discover()
+
+    assert [leaf.url for leaf in again] == [leaf.url for leaf in first]
+    assert [leaf.url for leaf in first] == [s.a("/a.xml"), s.a("/b.xml")]
+    assert [h.path for h in s.site.hits[requests:]] == ["/index.xml"]
+    assert first[0].size == len(urlset(s.a("/1")).encode())
+    assert again[0].size is None  # remembered, not asked
+    async with SitemapReader(FAST, state=state) as reader:
+        recorded = reader._store.get(s.a("/a.xml")) if reader._store else None
+    assert recorded is not None and recorded.entries == 0

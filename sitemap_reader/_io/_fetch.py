@@ -49,6 +49,7 @@ class Response:
     etag: str | None
     last_modified: str | None
     content_type: str | None
+    content_length: int | None = None  # as sent (compressed, for a .gz file)
 
 
 class Body(Protocol):
@@ -168,6 +169,7 @@ class Fetcher:
                 response.headers.get("ETag"),
                 response.headers.get("Last-Modified"),
                 response.headers.get("Content-Type"),
+                response.content_length,
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):

@@ -104,6 +104,9 @@ class Leaf:
     depth: int
     lastmod: datetime | None  # what its index said
     job: _Job = field(repr=False, compare=False)
+    # Bytes as sent (Content-Length of the sniffing request), when the server said: a
+    # weight for batching leaves into tasks. None when unknown or remembered from a store.
+    size: int | None = None
 
 
 def normalise(url: str) -> str:
@@ -430,7 +433,13 @@ class Walk:
     async def _sitemap(self, job: _Job) -> bool:
         """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
         assert self._fetcher is not None
-        plan = self._plan(normalise(job.url), job.lastmod)
+        key = normalise(job.url)
+        plan = self._plan(key, job.lastmod)
+        if self._defer and plan.state is not None and plan.state.format in ENTRY_FORMATS:
+            # Discovery remembers its leaves: handed out again without a request; the leaf's
+            # read decides, from its own state, whether anything changed.
+            await self._hand_out(job, None)
+            return True
         if plan.skip:
             assert plan.state is not None
             await self._unchanged(job, plan.state, None)
@@ -446,11 +455,20 @@ class Walk:
             reader.release()
         self._progress.bytes += result.bytes
         if reader.deferred and result.error is None:
-            # Not recorded in the store: only its later read, complete, may say it was read.
-            self.leaves += 1
-            leaf = Leaf(job.url, job.root, job.source, job.depth, job.lastmod, job)
-            # Discovery batches carry Leaf records (discover_batches' type says so).
-            await self._out.put([leaf])  # type: ignore[list-item]
+            if self._tracker is not None:
+                # Remembered as a leaf, never as read: its own read records that.
+                assert reader.parser is not None
+                self._tracker.settle(
+                    key,
+                    lastmod=job.lastmod,
+                    result=result,
+                    status=Status.OK,
+                    fmt=reader.parser.format,
+                    entries=0,
+                    digest=None,
+                    children=(),
+                )
+            await self._hand_out(job, reader.size)
             return True
         unchanged = result.status == 304 or reader.same
         if plan.state is not None and result.error is None and unchanged:
@@ -464,6 +482,13 @@ class Walk:
         await self._emit(reader.late_problems)
         await self._report(report)
         return report.status in (Status.OK, Status.PARTIAL)
+
+    async def _hand_out(self, job: _Job, size: int | None) -> None:
+        """Discovery: pass a leaf on, unread."""
+        self.leaves += 1
+        leaf = Leaf(job.url, job.root, job.source, job.depth, job.lastmod, job, size)
+        # Discovery batches carry Leaf records (discover_batches' type says so).
+        await self._out.put([leaf])  # type: ignore[list-item]
 
     # -- incremental runs (a state store) --------------------------------------------------------
 
@@ -707,6 +732,7 @@ class _SitemapBody:
         self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
         self.defer = walk._defer and job.kind != "local"
         self.deferred = False  # discovery: a leaf, left unread
+        self.size: int | None = None  # Content-Length, as the server said
         self.final_url = job.url
         self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
 
@@ -740,6 +766,7 @@ class _SitemapBody:
 
     def start(self, response: Response, attempt: int) -> bool:
         self.final_url = response.final_url
+        self.size = response.content_length
         if self.job.parent_scope is not None and response.final_url != self.job.url:
             why = self.job.parent_scope.check_child(response.final_url)
             if why is not None:
