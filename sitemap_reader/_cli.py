@@ -43,6 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if getattr(args, "sites", None) is not None:  # dump --sites FILE
+            if args.sites == "-" and "-" in args.sources:
+                raise ValueError("stdin is read once: --sites - and the SOURCE - together")
+            args.sources = [*args.sources, *_site_lines(args.sites)]
+        if hasattr(args, "sources") and not args.sources:
+            raise ValueError("the following arguments are required: SOURCE (or --sites FILE)")
         config = _config(args) if hasattr(args, "scope") else sr.DEFAULT_CONFIG
     except ValueError as exc:
         parser.error(str(exc))
@@ -84,7 +90,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "(https://example.com/), a robots.txt, sitemap or index URL, a local file, or - "
         "for stdin.",
     )
-    dump.add_argument("sources", nargs="+", metavar="SOURCE")
+    dump.add_argument("sources", nargs="*", metavar="SOURCE")
+    dump.add_argument(
+        "--sites",
+        metavar="FILE",
+        help="also read the sites listed in FILE (- for stdin): one a line, blank lines and "
+        "# comments skipped. All are read in one run, sharing its per-host limit; its "
+        "budgets count them all, so a long list may need --deadline none and a larger "
+        "--max-sitemaps",
+    )
     dump.add_argument(
         "--format",
         choices=("jsonl", "csv", "txt", "parquet"),
@@ -296,6 +310,20 @@ def _date(text: str) -> datetime:
     if value is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (try 2024-05-01)")
     return value
+
+
+def _site_lines(path: str) -> list[str]:
+    """The sites of a --sites file: one a line; blank lines and # comments skipped."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the --sites file {path}: {exc}") from None
+    stripped = (line.strip() for line in text.splitlines())
+    return [line for line in stripped if line and not line.startswith("#")]
 
 
 def _config(args: argparse.Namespace) -> sr.ReaderConfig:

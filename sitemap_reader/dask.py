@@ -1,0 +1,417 @@
+"""Read many sites on a Dask cluster: ``entries, problems = read_sites(sites)``.
+
+    from distributed import Client
+    import dask
+    from sitemap_reader.dask import read_sites
+
+    client = Client("tcp://scheduler:8786")  # or LocalCluster(); the workers need
+    entries, problems = read_sites(sites)     # sitemap-reader[dask] installed too
+    dask.compute(
+        entries.to_parquet("out/entries", compute=False),
+        problems.to_parquet("out/problems", compute=False),
+    )
+
+The read is split in two stages so that no task holds a whole large site:
+
+1. **Discovery**, run eagerly by :func:`read_sites` as tasks on the cluster (a few sites a
+   task), reads each site's robots.txt and sitemap indexes. A leaf sitemap (urlset, text,
+   RSS, Atom) is fetched only as far as its first bytes, which tell its format, and comes
+   back as a :class:`~sitemap_reader.Leaf`. This is what gives the partition count, as
+   ``dask.dataframe.read_parquet`` reads its metadata eagerly.
+2. **The leaves**, read lazily by the workers when the frames are computed: a site with
+   many leaves gets one task (one partition) per leaf, so a 5,000,000-URL site spreads
+   across the cluster; the leaves of small sites are packed together a few to a task.
+
+Both frames are built from the same tasks (one per leaf or batch of small leaves), so
+computing them *together* (``dask.compute(entries, problems)``, or both ``to_parquet(...,
+compute=False)`` as above) downloads each leaf once. Computing them one after the other
+reads the leaves twice.
+
+This module needs dask, distributed, pandas and pyarrow (``pip install
+'sitemap-reader[dask]'``); ``import sitemap_reader`` never imports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import hashlib
+import os
+import re
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from ._config import ReaderConfig
+from ._io._walk import Leaf, is_url
+from ._models import Entry, Problem
+from ._reader import SitemapReader
+from ._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe
+
+_EXTRA = "pip install 'sitemap-reader[dask]'"
+
+try:
+    import dask.bag as db
+    import dask.dataframe as dd
+    from dask.base import compute
+    from dask.delayed import delayed
+except ImportError as exc:  # pragma: no cover - the extra is installed where tests run
+    raise ImportError(
+        f"sitemap_reader.dask needs dask, distributed, pandas and pyarrow: {_EXTRA}"
+    ) from exc
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+__all__ = ["problem_schema", "read_sites"]
+
+_T = TypeVar("_T")
+_CONVERT_EVERY = 8_192  # entries turned into Arrow at once: a leaf's records never pile up
+_SITES_AT_ONCE = 8  # sites one discovery task reads concurrently
+
+
+# -- the problems frame -------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def problem_schema() -> pa.Schema:
+    """The Arrow schema of the problems frame: one row per problem of a site's read.
+
+    ``site`` (the site as given), ``url`` (the document or child it concerns), ``kind``
+    (README's table of kinds: ``robots-unavailable``, ``http-status``, ``network``, ...),
+    ``message`` and ``fatal`` (the document ended there).
+    """
+    pa = _pa()
+    return pa.schema(
+        [
+            pa.field("site", pa.string(), nullable=False),
+            pa.field("url", pa.string(), nullable=False),
+            pa.field("kind", pa.string(), nullable=False),
+            pa.field("message", pa.string(), nullable=False),
+            pa.field("fatal", pa.bool_(), nullable=False),
+        ]
+    )
+
+
+def _problem_frame(rows: Sequence[tuple[str, Problem]]) -> pd.DataFrame:
+    pa = _pa()
+    columns = [
+        pa.array([site for site, _ in rows], pa.string()),
+        pa.array([p.url for _, p in rows], pa.string()),
+        pa.array([p.kind for _, p in rows], pa.string()),
+        pa.array([p.message for _, p in rows], pa.string()),
+        pa.array([p.fatal for _, p in rows], pa.bool_()),
+    ]
+    return table_to_dataframe(pa.Table.from_arrays(columns, schema=problem_schema()))
+
+
+# -- running async code in a task ---------------------------------------------------------------
+
+
+def _run(work: Callable[[], Awaitable[_T]]) -> _T:
+    """Run ``work()`` to its end. A task normally runs on a thread without an event loop;
+    the synchronous scheduler inside a notebook does not, so a thread of its own then."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(work))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(_await(work))).result()
+
+
+async def _await(work: Callable[[], Awaitable[_T]]) -> _T:
+    return await work()
+
+
+# -- state files: one per site's tree, one per leaf, so no two tasks share one -----------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _key(url: str) -> str:
+    """A file name for ``url``: readable, and unique by a digest of the whole URL."""
+    readable = _UNSAFE.sub("_", url.split("://", 1)[-1]).strip("._")[:80]
+    return f"{readable}-{hashlib.blake2b(url.encode(), digest_size=8).hexdigest()}"
+
+
+def _tree_state(state_dir: str, site: str) -> str:
+    return os.path.join(state_dir, _key(site), "tree.sqlite")
+
+
+def _leaf_state(state_dir: str, site: str, leaf: Leaf) -> str:
+    return os.path.join(state_dir, _key(site), "leaves", _key(leaf.url) + ".sqlite")
+
+
+def _made(path: str) -> str:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return path
+
+
+# -- stage 1: discovery -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What discovery found for one site: its leaves and its problems."""
+
+    site: str
+    leaves: tuple[Leaf, ...]
+    problems: tuple[Problem, ...]
+
+
+def _discover_sites(
+    sites: Sequence[str], config: ReaderConfig | None, state_dir: str | None
+) -> list[_Found]:
+    """A discovery task: the trees of ``sites``, a few at a time, each with its own reader
+    (and tree state file), so every problem is known to be that site's."""
+
+    async def work() -> list[_Found]:
+        gate = asyncio.Semaphore(_SITES_AT_ONCE)
+
+        async def one(site: str) -> _Found:
+            async with gate:
+                return await _discover(site, config, state_dir)
+
+        return list(await asyncio.gather(*map(one, sites)))
+
+    return _run(work)
+
+
+async def _discover(site: str, config: ReaderConfig | None, state_dir: str | None) -> _Found:
+    if not is_url(site):
+        raise ValueError(f"read_sites reads sites over HTTP: {site!r} is not an http(s) URL")
+    leaves: list[Leaf] = []
+    problems: list[Problem] = []
+    state = None if state_dir is None else _made(_tree_state(state_dir, site))
+    async with SitemapReader(config, state=state) as reader:
+        async for batch in reader.discover_batches(site):
+            for item in batch:
+                if type(item) is Leaf:
+                    leaves.append(item)
+                elif type(item) is Problem:
+                    problems.append(item)
+    return _Found(site, tuple(leaves), tuple(problems))
+
+
+# -- stage 2: the leaves ------------------------------------------------------------------------
+
+_Part = tuple[tuple[str, tuple[Leaf, ...]], ...]  # (site, its leaves) read by one task
+
+
+def _plan(found: Iterable[_Found], batch_small: int, leaves_per_task: int) -> list[_Part]:
+    """Tasks of leaves: a site with more than ``batch_small`` leaves gets
+    ``leaves_per_task`` of them a task; smaller sites share tasks of up to ``batch_small``
+    leaves, a site's leaves never split (one session reads them: politeness)."""
+    parts: list[_Part] = []
+    small: list[tuple[str, tuple[Leaf, ...]]] = []
+    held = 0
+    for f in found:
+        n = len(f.leaves)
+        if n == 0:
+            continue
+        if n > batch_small:
+            parts += [
+                ((f.site, f.leaves[i : i + leaves_per_task]),) for i in range(0, n, leaves_per_task)
+            ]
+            continue
+        if held + n > batch_small:
+            parts.append(tuple(small))
+            small, held = [], 0
+        small.append((f.site, f.leaves))
+        held += n
+    if small:
+        parts.append(tuple(small))
+    return parts
+
+
+def _read_part(
+    part: _Part, config: ReaderConfig | None, state_dir: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A leaf task: the entries and the problems of ``part``'s leaves, as two frames."""
+
+    async def work() -> list[tuple[list[pa.Table], list[Problem]]]:
+        return list(
+            await asyncio.gather(
+                *(_read_leaves(site, leaves, config, state_dir) for site, leaves in part)
+            )
+        )
+
+    results = _run(work)
+    tables = [table for tables, _ in results for table in tables]
+    if not tables:
+        entries = entries_to_dataframe([])
+    else:
+        entries = table_to_dataframe(_pa().concat_tables(tables))
+    rows = [
+        (site, p) for (site, _), (_, problems) in zip(part, results, strict=True) for p in problems
+    ]
+    return entries, _problem_frame(rows)
+
+
+async def _read_leaves(
+    site: str, leaves: tuple[Leaf, ...], config: ReaderConfig | None, state_dir: str | None
+) -> tuple[list[pa.Table], list[Problem]]:
+    """One site's leaves: one reader for them all, or, with state, one reader (and state
+    file) per leaf, at most ``per_host`` at a time."""
+    tables: list[pa.Table] = []
+    problems: list[Problem] = []
+
+    async def read(reader: SitemapReader, chosen: tuple[Leaf, ...]) -> None:
+        pending: list[Entry] = []
+        async for batch in reader.leaf_batches(*chosen):
+            for event in batch:
+                if type(event) is Entry:
+                    pending.append(event)
+                elif type(event) is Problem:
+                    problems.append(event)
+            if len(pending) >= _CONVERT_EVERY:
+                tables.append(entries_to_table(pending, source=site))
+                pending = []
+        if pending:
+            tables.append(entries_to_table(pending, source=site))
+
+    if state_dir is None:
+        async with SitemapReader(config) as reader:
+            await read(reader, leaves)
+        return tables, problems
+
+    gate = asyncio.Semaphore((config or ReaderConfig()).limits.per_host)
+
+    async def one(leaf: Leaf) -> None:
+        async with gate:
+            state = _made(_leaf_state(state_dir, site, leaf))
+            async with SitemapReader(config, state=state) as reader:
+                await read(reader, (leaf,))
+
+    await asyncio.gather(*map(one, leaves))
+    return tables, problems
+
+
+# -- the entry point ----------------------------------------------------------------------------
+
+
+def read_sites(
+    sites: Iterable[str] | str | db.Bag | dd.Series | pd.Series,
+    *,
+    config: ReaderConfig | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    sites_per_task: int = 16,
+    batch_small: int = 8,
+    leaves_per_task: int = 1,
+) -> tuple[dd.DataFrame, dd.DataFrame]:
+    """Read many sites' sitemaps into two Dask DataFrames: ``(entries, problems)``.
+
+    Discovery (robots.txt, indexes) runs now, as tasks on the current Dask scheduler (the
+    ``distributed.Client`` in use, if any); the leaf sitemaps are read by the workers when
+    the frames are computed. Compute both together (``dask.compute(entries, problems)``)
+    so that each leaf is downloaded once: each task of leaves gives a partition of both.
+
+    ``entries`` has the columns and dtypes of ``sitemap_reader.entry_schema()`` (the
+    Parquet output's), ``source`` holding the site each row was read for; rows keep
+    document order within each leaf sitemap. ``problems`` has :func:`problem_schema`'s
+    columns: a site that cannot be read at all (robots.txt failing, a refused connection)
+    is a row there, never an exception. Each site is read as ``SitemapReader`` reads it
+    alone (scope, limits, retries, budgets per site), so the rows are those of
+    ``read_dataframe`` over the same sites.
+
+    Politeness cannot be global across a cluster: each task has its own session, which
+    sends at most ``config.limits.per_host`` requests at a time to one host. A site with
+    at most ``batch_small`` leaves is read by one task; a larger site's tasks run in
+    parallel, so up to (worker threads) x ``per_host`` requests may reach it at once.
+    Lower ``per_host``, or raise ``batch_small`` so that its leaves share one task, to be
+    gentler with it.
+
+    Args:
+        sites: site URLs (``https://example.com/``; a robots.txt or sitemap URL works too):
+            a list or other iterable, one string, a pandas Series, or a Dask Bag or Series
+            (gathered on the client: the list of sites is small, the work is not). Blank
+            entries and repeats are dropped.
+        config: the ``ReaderConfig`` of every read (pickled to the workers). The run-wide
+            budgets (deadline, ``max_sitemaps``) apply to each task's reader.
+        state_dir: makes the reads incremental: per site, ``<dir>/<site>/tree.sqlite``
+            for discovery and ``<dir>/<site>/leaves/<leaf>.sqlite`` per leaf, so no two
+            tasks ever write one file. It must be a directory every worker can reach (a
+            shared file system on a real cluster). Only what changed since the last run is
+            fetched and only the entries of changed sitemaps come out, as with ``--state``.
+        sites_per_task: sites one discovery task reads (concurrently).
+        batch_small: a site with at most this many leaves is read in one task, which
+            other such sites' leaves share up to this many leaves.
+        leaves_per_task: leaves of a larger site a task reads.
+
+    Raises:
+        ValueError: a site that is not an http(s) URL, a bad count, or
+            ``config.incremental.changes`` (the change feed needs ``SitemapReader.walk``).
+        TypeError: a site that is not a string.
+        StateError: a state file that cannot be used.
+        ImportError: pandas or pyarrow is missing (the message names the extra).
+    """
+    for name, value in (
+        ("sites_per_task", sites_per_task),
+        ("batch_small", batch_small),
+        ("leaves_per_task", leaves_per_task),
+    ):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, not {value}")
+    if config is not None and config.incremental.changes:
+        raise ValueError("read_sites reads entries; the change feed needs SitemapReader.walk")
+    entries_meta = entries_to_dataframe([])  # fails early when pandas or pyarrow is missing
+    listed = _site_list(sites)
+    directory = None if state_dir is None else os.path.abspath(os.fspath(state_dir))
+    token = uuid.uuid4().hex  # a read of now: never the cached result of an earlier one
+
+    discover = delayed(_discover_sites, pure=False)
+    found: list[_Found] = [
+        f
+        for group in compute(
+            *(
+                discover(
+                    listed[i : i + sites_per_task],
+                    config,
+                    directory,
+                    dask_key_name=f"sitemap-reader-discover-{i}-{token}",
+                )
+                for i in range(0, len(listed), sites_per_task)
+            )
+        )
+        for f in group
+    ]
+
+    read = delayed(_read_part, pure=False, nout=2)
+    tasks = [
+        read(part, config, directory, dask_key_name=f"sitemap-reader-leaves-{i}-{token}")
+        for i, part in enumerate(_plan(found, batch_small, leaves_per_task))
+    ]
+    if tasks:
+        entries = dd.from_delayed(
+            [entry_part for entry_part, _ in tasks],
+            meta=entries_meta,
+            verify_meta=False,
+            prefix="sitemap-reader-entries",
+        )
+    else:
+        entries = dd.from_pandas(entries_meta, npartitions=1)
+    discovered = _problem_frame([(f.site, p) for f in found for p in f.problems])
+    problems = dd.from_delayed(
+        [delayed(discovered), *(problem_part for _, problem_part in tasks)],
+        meta=discovered.iloc[:0],
+        verify_meta=False,
+        prefix="sitemap-reader-problems",
+    )
+    return entries, problems
+
+
+def _site_list(sites: Iterable[str] | str | db.Bag | dd.Series | pd.Series) -> list[str]:
+    if isinstance(sites, str):
+        sites = [sites]
+    elif isinstance(sites, (db.Bag, dd.Series)):
+        sites = sites.compute()
+    listed: dict[str, None] = {}
+    for site in sites:
+        if not isinstance(site, str):
+            raise TypeError(f"a site is a URL string, not {site!r}")
+        if site.strip():
+            listed[site.strip()] = None
+    return list(listed)
