@@ -28,7 +28,7 @@ import pandas as pd
 from dask.base import compute
 from distributed import Client, LocalCluster, get_task_stream
 
-from sitemap_reader import Problem, read_dataframe_sync, walk_sync
+from sitemap_reader import Leaf, Problem, read_dataframe_sync, walk_sync
 from sitemap_reader.dask import problem_schema, read_sites
 
 from .http_site import (
@@ -288,3 +288,29 @@ def test_import_sitemap_reader_needs_no_dask() -> None:
     code = "import sys, sitemap_reader; sitemap_reader.SitemapReader; print('dask' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_plan_splits_a_site_of_few_large_leaves() -> None:
+    """Batching goes by leaf count and by bytes: three 1 MB leaves are three tasks, three
+    small ones of another site share one, and unknown sizes count as small."""
+    from sitemap_reader._io._walk import _Job
+    from sitemap_reader.dask import _Found, _plan
+
+    def leaves(site: str, sizes: list[int | None]) -> tuple[Leaf, ...]:
+        return tuple(
+            Leaf(f"{site}{i}.xml", site, "", 0, None, _Job(f"{site}{i}.xml", "sitemap", site), n)
+            for i, n in enumerate(sizes)
+        )
+
+    big = _Found("http://a/", leaves("http://a/", [1_000_000] * 3), ())
+    small = _Found("http://b/", leaves("http://b/", [10_000, None, 5_000]), ())
+    tiny = _Found("http://c/", leaves("http://c/", [None]), ())
+
+    parts = _plan([big, small, tiny], batch_small=8, leaves_per_task=1)
+
+    assert [[(site, len(ls)) for site, ls in part] for part in parts] == [
+        [("http://a/", 1)],
+        [("http://a/", 1)],
+        [("http://a/", 1)],
+        [("http://b/", 3), ("http://c/", 1)],
+    ]
