@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import random
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,24 @@ def url_block(loc: str, **fields: str) -> str:
 def sitemap_block(loc: str, lastmod: str | None = None) -> str:
     last = f"<lastmod>{lastmod}</lastmod>" if lastmod is not None else ""
     return f"<sitemap><loc>{loc}</loc>{last}</sitemap>"
+
+
+def gzip_bomb_stream(
+    prefix: bytes, fill: bytes, total: int, chunk: int = 65_536
+) -> Iterator[bytes]:
+    """A gzip stream of ``prefix`` and then ``total`` bytes of ``fill``, made lazily.
+
+    After a full flush deflate starts afresh, so one MiB of ``fill`` always compresses to the
+    same bytes: the stream is that block repeated, and nothing near ``total`` is ever held.
+    The stream has no end (no trailer): a parser must stop long before it anyway.
+    """
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = fill * ((1 << 20) // len(fill))
+    buf = comp.compress(prefix) + comp.flush(zlib.Z_FULL_FLUSH)
+    repeat = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
+    for _ in range(total // len(block)):
+        buf += repeat
+        while len(buf) >= chunk:
+            yield buf[:chunk]
+            buf = buf[chunk:]
+    yield buf

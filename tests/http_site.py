@@ -227,7 +227,7 @@ def stall_after(body: str | bytes, cut: int, seconds: float) -> Handler:
     async def handle(request: web.Request) -> web.StreamResponse:
         response = await _stream(request, data)
         await response.write(data[:cut])
-        await _site_of(request).sleep(seconds)
+        await site_of(request).sleep(seconds)
         await response.write(data[cut:])
         return response
 
@@ -240,7 +240,7 @@ def trickle(body: str | bytes, piece: int, interval: float) -> Handler:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         response = await _stream(request, data)
-        site = _site_of(request)
+        site = site_of(request)
         for at in range(0, len(data), piece):
             await response.write(data[at : at + piece])
             await site.sleep(interval)
@@ -254,7 +254,7 @@ def hang(seconds: float, then: Handler | None = None) -> Handler:
     after = then or status(200)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        await _site_of(request).sleep(seconds)
+        await site_of(request).sleep(seconds)
         return await after(request)
 
     return handle
@@ -267,7 +267,7 @@ def slow(handler: Handler, seconds: float) -> Handler:
     """``handler``, after ``seconds``."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        await _site_of(request).sleep(seconds)
+        await site_of(request).sleep(seconds)
         return await handler(request)
 
     return handle
@@ -281,7 +281,7 @@ def gated(handler: Handler, gate: threading.Event, *, timeout: float = 5.0) -> H
     """
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        site = _site_of(request)
+        site = site_of(request)
         deadline = time.monotonic() + timeout
         while not gate.is_set() and not site.closing.is_set() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
@@ -293,7 +293,7 @@ def gated(handler: Handler, gate: threading.Event, *, timeout: float = 5.0) -> H
 # -- the site ------------------------------------------------------------------------------
 
 
-def _site_of(request: web.Request) -> Site:
+def site_of(request: web.Request) -> Site:
     return request.app[_SITE_KEY]
 
 

@@ -216,9 +216,11 @@ async def test_rebinding_is_caught_on_the_connected_address(
     s.add("/index.xml", xml(sitemapindex(f"http://rebind.test:{s.port}/child.xml")))
     s.add("/child.xml", xml(urlset(f"http://rebind.test:{s.port}/page")))
     connector = aiohttp.TCPConnector(resolver=_Rebinding())
-    async with aiohttp.ClientSession(connector=connector) as session:
-        async with SitemapReader(GUARDED, session=session) as reader:
-            run = Run([e async for e in reader.walk(s.a("/index.xml"))])
+    async with (
+        aiohttp.ClientSession(connector=connector) as session,
+        SitemapReader(GUARDED, session=session) as reader,
+    ):
+        run = Run([e async for e in reader.walk(s.a("/index.xml"))])
 
     assert run.entries == []
     problem = run.problem("private-address")

@@ -210,7 +210,10 @@ async def test_read_timeout_before_headers(aiohttp_server: AiohttpServer) -> Non
     assert run.entries == []
     assert s.count("/sitemap.xml") == QUICK_READ.retry.attempts
     problem = run.problem("network")
-    assert (problem.url, problem.message) == (s.a("/sitemap.xml"), "timed out")
+    assert (problem.url, problem.message) == (
+        s.a("/sitemap.xml"),
+        f"timed out: no answer within {QUICK_READ.timeouts.read:g} s",
+    )
     assert run.report(s.a("/sitemap.xml")).status is Status.FAILED
 
 
@@ -225,7 +228,9 @@ async def test_read_timeout_mid_body_keeps_entries(aiohttp_server: AiohttpServer
     assert run.locs == pages(s, 4)
     problem = run.problem("network")
     assert problem.url == s.a("/sitemap.xml")
-    assert problem.message.startswith("timed out after")
+    assert problem.message.startswith(
+        f"timed out: no data for {QUICK_READ.timeouts.read:g} s after"
+    )
     assert run.report(s.a("/sitemap.xml")).status is Status.PARTIAL
 
 
@@ -247,7 +252,10 @@ async def test_trickling_body_is_cut_by_the_request_budget(aiohttp_server: Aioht
     assert 0 < len(run.locs) < 40
     assert run.locs == pages(s, len(run.locs))
     problem = run.problem("network")
-    assert (problem.url, problem.message.split(" after ")[0]) == (s.a("/sitemap.xml"), "timed out")
+    assert (problem.url, problem.message.split(" after ")[0]) == (
+        s.a("/sitemap.xml"),
+        "timed out: the request's 0.4 s budget ran out",
+    )
     assert run.report(s.a("/sitemap.xml")).status is Status.PARTIAL
     assert unawaited == []
 

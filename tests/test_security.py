@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import tracemalloc
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,18 @@ from sitemap_reader import Event, Format, Limits, Problem, SitemapParser
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._feed import parse_feed
 
-from .helpers import SITEMAP_NS, URL, entries, fatal, kinds, locs, parse, parse_chunks, sized
+from .helpers import (
+    SITEMAP_NS,
+    URL,
+    entries,
+    fatal,
+    gzip_bomb_stream,
+    kinds,
+    locs,
+    parse,
+    parse_chunks,
+    sized,
+)
 
 SECRET = "TOPSECRET-6f1c2a"
 
@@ -141,28 +151,9 @@ def test_xxe_in_a_feed_is_refused(secret_file: Path, junk: bytes) -> None:
 # -- sizes ----------------------------------------------------------------------------------
 
 
-def _gzip_bomb(prefix: bytes, fill: bytes, total: int, chunk: int = 65_536) -> Iterator[bytes]:
-    """A gzip stream of ``prefix`` and then ``total`` bytes of ``fill``, made lazily.
-
-    After a full flush deflate starts afresh, so one MiB of ``fill`` always compresses to the
-    same bytes: the stream is that block repeated, and nothing near ``total`` is ever held.
-    The stream has no end (no trailer): a parser must stop long before it anyway.
-    """
-    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = fill * ((1 << 20) // len(fill))
-    buf = comp.compress(prefix) + comp.flush(zlib.Z_FULL_FLUSH)
-    repeat = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
-    for _ in range(total // len(block)):
-        buf += repeat
-        while len(buf) >= chunk:
-            yield buf[:chunk]
-            buf = buf[chunk:]
-    yield buf
-
-
 def test_gzip_bomb_generator_is_what_it_claims() -> None:
     """The bomb helper really inflates to prefix + fill (checked on a small one)."""
-    data = b"".join(_gzip_bomb(b"<x>", b"\0", 4 << 20))
+    data = b"".join(gzip_bomb_stream(b"<x>", b"\0", 4 << 20))
     inflated = zlib.decompressobj(wbits=31).decompress(data)
     assert inflated[:3] == b"<x>" and len(inflated) == 3 + (4 << 20)
     assert inflated.count(0) == 4 << 20
@@ -188,7 +179,7 @@ def test_gzip_bomb_is_cut_at_max_bytes_in_bounded_memory(prefix: bytes, fill: by
     fed = 0
     tracemalloc.start()
     try:
-        for chunk in _gzip_bomb(prefix, fill, 1 << 30):
+        for chunk in gzip_bomb_stream(prefix, fill, 1 << 30):
             events += parser.feed(chunk)
             fed += len(chunk)
             if parser.ended:
@@ -277,6 +268,29 @@ def test_long_white_space_between_elements_is_fine(fast: bool) -> None:
     )
     assert locs(events) == ["https://example.com/first", "https://example.com/last"]
     assert fatal(events) is None
+
+
+@pytest.mark.parametrize("depth", [256, 257])
+def test_nesting_deeper_than_256_ends_the_document(fast: bool, depth: int) -> None:
+    """Expat keeps every open element: nesting is cut past libxml2's 256 levels, the entries
+    before kept; 256 levels are read (and cost nothing)."""
+    extra = depth - 2  # inside urlset and url
+    data = (
+        HEAD
+        + b"<url><loc>https://example.com/a</loc>"
+        + b"<x>" * extra
+        + b"</x>" * extra
+        + b"</url></urlset>"
+    )
+    events = parse(data, fast=fast)
+    problem = fatal(events)
+    if depth <= 256:
+        assert problem is None
+        assert locs(events) == ["https://example.com/first", "https://example.com/a"]
+    else:
+        assert problem is not None and problem.kind == "too-nested"
+        assert "nested more than 256 deep" in problem.message
+        assert locs(events) == ["https://example.com/first"]
 
 
 # -- misuse and feedparser ------------------------------------------------------------------

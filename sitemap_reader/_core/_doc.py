@@ -73,13 +73,18 @@ class Document:
 
     def check_loc(self, raw: str) -> str | None:
         """The loc to emit for ``raw`` (already stripped), or None when it must be dropped."""
-        # The common case without a regex: "http(s)://" and a host character (is_http_url).
+        # The common case without a regex: "http(s)://" and a host character (is_http_url),
+        # in a URL with none of the characters that can leave the authority without a host
+        # ("http://user@/", "http://[") or make it unsplittable ("http://a]b/").
         head = raw[8:9] if raw[:8] == "https://" else raw[7:8] if raw[:7] == "http://" else ""
         if (
             head
-            and head not in "/?#"
+            and head not in "/?#:"
             and not head.isspace()
             and len(raw) <= self.limits.max_loc_length
+            and "@" not in raw
+            and "[" not in raw
+            and "]" not in raw
         ):
             return raw
         if len(raw) > self.limits.max_loc_length:
@@ -101,6 +106,10 @@ class Document:
             return None
         if self.resolve_relative and is_http_url(self.url):
             resolved = resolve(self.url, raw)
+            if resolved is not None and len(resolved) > self.limits.max_loc_length:
+                # Resolving adds the base and percent-encodes: judge the URL it gives.
+                self.note("loc-too-long", f"{len(resolved)} characters: {shorten(resolved, 60)}")
+                return None
             if resolved is not None:
                 self.note("relative-loc-resolved", f"{shorten(raw)} -> {shorten(resolved)}")
                 return resolved

@@ -29,11 +29,16 @@ def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:
         # its root) never went through it; feedparser must not expand them either.
         doc.fail("unsafe-xml", "the feed declares entities; it was not read")
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # feedparser warns about things we report ourselves
-        parsed = feedparser.parse(
-            io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False
-        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # feedparser warns about things we report ourselves
+            parsed = feedparser.parse(
+                io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False
+            )
+    except Exception as exc:  # noqa: BLE001 -- a third party's fault must not escape for content
+        # e.g. UnicodeDecodeError for a declared encoding name that is not UTF-8 itself.
+        doc.fail("not-well-formed", f"the feed could not be read: {exc!r}")
+        return
     if parsed.get("bozo") and not parsed.entries:
         doc.fail("not-well-formed", f"the feed could not be read: {parsed.get('bozo_exception')}")
         return
@@ -52,11 +57,19 @@ def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:
 
 
 def _link(item: Any) -> str | None:
-    for link in item.get("links", ()):
-        if link.get("rel", "alternate") == "alternate" and link.get("href"):
+    links = item.get("links", ())
+    # feedparser gives a list of dicts, unless an element of that name stood in the item:
+    # then its text (<links>...</links>).
+    for link in links if isinstance(links, list) else ():
+        if (
+            isinstance(link, dict)
+            and link.get("rel", "alternate") == "alternate"
+            and link.get("href")
+        ):
             return str(link["href"])
-    if item.get("link"):
-        return str(item["link"])
+    link = item.get("link")
+    if link and isinstance(link, str):  # (a dict when a <links> element took "links")
+        return link
     # RSS: <guid> is the item's URL unless isPermaLink="false"; feedparser says which.
     if item.get("guidislink") and item.get("id"):
         return str(item["id"])
@@ -66,12 +79,14 @@ def _link(item: Any) -> str | None:
 def _date(item: Any, prefer_updated: bool, doc: Document) -> datetime | None:
     keys = ("updated", "published") if prefer_updated else ("published", "updated")
     for key in keys:
-        raw = item.get(key)
+        # dict.get, not item.get: FeedParserDict answers "updated" with "published" and a
+        # DeprecationWarning (an exception where warnings are errors, as under pytest).
+        raw = dict.get(item, key)
         if not raw:
             continue
         value = parse_datetime(str(raw))
         if value is None:
-            parsed = item.get(key + "_parsed")
+            parsed = dict.get(item, key + "_parsed")
             if parsed is not None:
                 value = datetime.fromtimestamp(calendar.timegm(parsed), tz=timezone.utc)
         if value is None:

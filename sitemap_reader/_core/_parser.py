@@ -137,8 +137,8 @@ class SitemapParser:
         if not doc.ended:
             if not self._gzip_decided and self._head:
                 self._gzip_decided = True
-                self._plain(self._head)
-                self._head = b""
+                head, self._head = self._head, b""  # (_plain prepends _head: clear it first)
+                self._plain(head)
             if self._gunzip is not None and not self._gunzip.complete and not doc.ended:
                 self._end_handler(cut=False)
                 doc.fail(
@@ -206,10 +206,13 @@ class SitemapParser:
                 body = body[3:]
                 break
         body = body.lstrip(_WS)
+        if len(data) - len(body) > self._doc.limits.max_token_bytes:
+            # White space this long is no XML prolog: a text line, whatever follows it (the
+            # verdict must not wait for a "<" that may come in a later chunk, or never).
+            self._handler = TextHandler(self._doc)
+            self._handler.feed(data)
+            return True
         if not body:
-            if len(data) > self._doc.limits.max_token_bytes:
-                self._handler = TextHandler(self._doc)
-                return True
             return False
         if body[:1] == b"<":
             if len(body) < 5 and b"<?xml".startswith(body) and len(data) < 4096:

@@ -78,7 +78,9 @@ _SITEMAP_END = re.compile(r"</sitemap" + _W + r">")
 # could declare defaults), then an unprefixed root start tag.
 PROLOG = re.compile(
     rb"(?:\xef\xbb\xbf)?(?:<\?xml(?P<decl>[^>]*)\?>)?"
-    rb"(?:[ \t\r\n]+|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
+    # (one white-space character an iteration: "(?:\s+)*" backtracks exponentially on a
+    # long run of spaces before a prolog that does not match)
+    rb"(?:[ \t\r\n]|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
     rb"<(?P<root>[A-Za-z_][\w.\-:]*)"
     rb"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:][\w.\-:]*[ \t\r\n]*=[ \t\r\n]*(?:\"[^\"<]*\"|'[^'<]*'))*)"
     rb"[ \t\r\n]*>"
@@ -147,6 +149,8 @@ class Scanner:
         "_index",
         "_limit",
         "_lines",
+        "_parts",
+        "_parts_len",
         "_pending",
         "_re",
     )
@@ -159,6 +163,8 @@ class Scanner:
         self._end = _SITEMAP_END if index else _URL_END
         self._limit = min(BLOCK_MAX, doc.limits.max_token_bytes)  # in bytes, as expat counts
         self._buf = ""  # decoded, not yet consumed
+        self._parts: list[str] = []  # decoded after _buf, not yet matched (see feed)
+        self._parts_len = 0
         self._pending = b""  # the start of a character split across chunks
         self._lines = 0  # line breaks consumed, as expat counts them
         self._col = 0  # characters consumed since the last of them
@@ -174,6 +180,16 @@ class Scanner:
         if "\ufffe" in text or "\uffff" in text:  # not XML characters: expat reports them
             return self._give_up(raw)
         self._pending = raw[cut:]
+        if self._buf:
+            # Matching the block that waits costs its length: try again only once it has
+            # grown by half, or a value fed in small chunks would cost the square of it.
+            self._parts.append(text)
+            self._parts_len += len(text)
+            if 2 * self._parts_len < len(self._buf):
+                return None
+            text = "".join(self._parts)
+            self._parts.clear()
+            self._parts_len = 0
         buf = self._buf + text if self._buf else text
         pos = 0
         match = self._re.match
@@ -225,12 +241,14 @@ class Scanner:
 
     def finish(self) -> bytes:
         """End of input: everything not consumed goes to expat."""
-        rest, self._buf = self._buf, ""
+        rest, self._buf = self._buf + "".join(self._parts), ""
+        self._parts.clear()
         pending, self._pending = self._pending, b""
         return self._filler() + rest.encode("utf-8") + pending
 
     def _give_up(self, raw: bytes) -> bytes:
-        rest, self._buf = self._buf, ""
+        rest, self._buf = self._buf + "".join(self._parts), ""
+        self._parts.clear()
         self._pending = b""
         # Text decoded earlier came from valid UTF-8: encoding it gives back the same bytes.
         return self._filler() + rest.encode("utf-8") + raw

@@ -13,6 +13,7 @@ pass the fast test as written (a capitalised host, an explicit default port, ...
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from yarl import URL
@@ -31,11 +32,12 @@ def origin_of(url: str) -> str:
     """``scheme://host[:port]`` normalised (lower case, default port dropped), or ''."""
     try:
         parsed = URL(url)
+        # (yarl decodes the host lazily: an invalid punycode label, "xn--a", raises here)
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            return ""
+        return str(parsed.origin())
     except (ValueError, TypeError):
         return ""
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        return ""
-    return str(parsed.origin())
 
 
 def folder_of(url: str) -> str:
@@ -51,11 +53,12 @@ def folder_of(url: str) -> str:
 def _split(url: str) -> tuple[str, str, int | None, str] | None:
     try:
         parsed = URL(url)
+        host = parsed.host  # may raise: see origin_of
+        if parsed.scheme not in ("http", "https") or not host:
+            return None
+        return parsed.scheme, host.lower().rstrip("."), parsed.port, parsed.raw_path or "/"
     except (ValueError, TypeError):
         return None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        return None
-    return parsed.scheme, parsed.host.lower().rstrip("."), parsed.port, parsed.raw_path or "/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +125,15 @@ class ScopeFilter:
         self._prefixes = tuple(p for p in prefixes if p)
 
     def check(self, url: str) -> str | None:
-        if self._off or url.startswith(self._prefixes):
+        if self._off or (url.startswith(self._prefixes) and _MAY_LEAVE(url) is None):
             return None
         return self._scope.check(url)
+
+
+# What makes a URL leave the folder its text starts with, once a fetcher has read it: a dot
+# segment (RFC 3986 section 5.2.4; "%2e" is a dot, section 6.2.2.2), or a tab or line break
+# that a fetcher removes (WHATWG URL; yarl too), which can make one: "/dir/.\t./admin".
+_MAY_LEAVE = re.compile(r"/(?:\.|%2[Ee])|[\t\n\r]").search
 
 
 def _check(url: str, sitemap_url: str, policy: ScopePolicy, vouched: str) -> str | None:

@@ -22,7 +22,7 @@ class TextHandler:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        self._rest = b""
+        self._rest = bytearray()  # the line so far (grown in place: no copy per chunk)
         self._first = True
         self._skipping = False  # inside a line too long to keep
 
@@ -31,11 +31,19 @@ class TextHandler:
             self._first = False
             if data.startswith(_BOM):
                 data = data[3:]
+        limit = self.doc.limits.max_token_bytes
+        if b"\n" not in data:  # the line goes on
+            if not self._skipping:
+                self._rest += data
+                if len(self._rest) > limit:
+                    self._too_long(limit)
+                    self._skipping = True
+                    self._rest.clear()
+            return
         lines = data.split(b"\n")
         if self._rest:
-            lines[0] = self._rest + lines[0]
+            lines[0] = bytes(self._rest) + lines[0]
         rest = lines.pop()
-        limit = self.doc.limits.max_token_bytes
         for line in lines:
             if self._skipping:
                 self._skipping = False  # the end of a line already counted as too long
@@ -51,18 +59,18 @@ class TextHandler:
                 self._too_long(limit)
                 self._skipping = True
             rest = b""
-        self._rest = rest
+        self._rest = bytearray(rest)
 
     def _too_long(self, limit: int) -> None:
         self.doc.note("loc-too-long", f"a line of more than {limit:,} bytes")
 
     def close(self) -> None:
         if self._rest and not self._skipping:
-            self._line(self._rest)
-        self._rest = b""
+            self._line(bytes(self._rest))
+        self._rest.clear()
 
     def abort(self) -> None:
-        self._rest = b""
+        self._rest.clear()
 
     def _line(self, line: bytes) -> None:
         line = line.strip(_WS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from yarl import URL
 
@@ -17,7 +18,14 @@ _NOT_URI = re.compile(r'[\x00-\x20\x7f<>"]').search
 
 def is_http_url(value: str) -> bool:
     """True for an absolute http:// or https:// URL with a host."""
-    return _HTTP_URL(value) is not None
+    if _HTTP_URL(value) is None:
+        return False
+    # The expression sees a character after "//"; the authority may still hold no host
+    # ("http://@/", "http://:80/") or be no authority at all ("http://[", "http://a]b/").
+    try:
+        return bool(urlsplit(value).hostname)
+    except ValueError:
+        return False
 
 
 def has_scheme(value: str) -> bool:

@@ -63,6 +63,7 @@ _FEED_ITEMS = frozenset(
 )
 _SNIFF_BYTES = 65_536  # how far junk before a feed's root is looked through
 _FEED_MARKERS = ((b"<rss", Format.RSS), (b"<rdf:rdf", Format.RSS), (b"<feed", Format.ATOM))
+_HTML_WINDOW = 4_096  # how far "<html" is looked for (it wins over a feed's marker)
 
 # Element kinds, from the namespace. CORE is the sitemap namespace as the root has it.
 _CORE, _IMAGE, _VIDEO, _NEWS, _XHTML, _OTHER = range(6)
@@ -134,6 +135,9 @@ _YES = {"yes": True, "true": True, "no": False, "false": False}
 # is checked each time the document offset crosses a multiple of this, so the verdict depends
 # on the bytes alone, never on how they were split into chunks.
 _TOKEN_CHECK = 65_536
+# Expat keeps every open element (tens of bytes each), so 50 MB of "<a>" would cost 2 GB.
+# No sitemap or feed nests anywhere near this deep; libxml2 stops at 256 levels too.
+MAX_ELEMENT_DEPTH = 256
 
 
 class _Stop(Exception):
@@ -150,6 +154,7 @@ class XmlHandler:
         self._scanner: Scanner | None = None
         self.format: Format | None = None
         self._root_ns: str | None = None
+        self._root_name = self._root_local = ""
         self._names: dict[str, tuple[int, str]] = {}
         self._depth = 0
         self._item_key = (_CORE, "")  # (kind, name) of the elements that hold a record
@@ -166,6 +171,7 @@ class XmlHandler:
         self._key: str | None = None
         self._key_depth = 0
         self._key_line = 0
+        self._key_start = 0  # expat's offset of the start tag of the value being captured
         self._text: list[str] = []
         self._text_len = 0
         self._raw: bytearray | None = bytearray()  # kept until the root says "feed"
@@ -173,6 +179,8 @@ class XmlHandler:
         self._expat_failed = False
         self._pending: tuple[str, str] | None = None  # (kind, message) of an undecided fault
         self._fed = 0  # bytes given to expat
+        self._held = 0  # bytes of an unfinished token expat held after the last Parse()
+        self._backlog = bytearray()  # input held back from expat meanwhile (see _expat)
         self._scanned = 0  # bytes given to the scanner
         self._shift = 0  # document offset minus expat's offset (what the scanner took)
         self._parser = self._make_parser()
@@ -202,26 +210,31 @@ class XmlHandler:
     # -- input -------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
-        if self._pending is not None:
-            self._raw.extend(data)  # type: ignore[union-attr]
-            self._decide_pending(final=False)
-            return
         if self._raw is not None:
+            # The cap holds while the root is undecided (_pending) too, so the buffer never
+            # passes it and the verdict at the cap is the same whatever the split.
             room = self.doc.limits.max_feed_bytes - len(self._raw)
             if len(data) > room:
                 self.feed(data[:room])  # read up to the cap as any chunk, whatever the split
+                if self._pending is not None:
+                    self._decide_pending(final=True)  # no more bytes will be looked at
                 if self.doc.ended:
                     return
                 if self._raw is None:  # the root is not a feed's: the cap does not apply
                     self.feed(data[room:])
                     return
+                # Input held back from expat is read first: a fault in it comes before the cut,
+                # as it does when the same bytes came in one chunk.
+                self.abort()
                 self.doc.fail(
                     "too-large",
                     f"a feed over {self.doc.limits.max_feed_bytes:,} bytes: read up to there",
                 )
-                self.abort()
                 return
             self._raw.extend(data)
+            if self._pending is not None:
+                self._decide_pending(final=False)
+                return
         if self._prolog is not None:
             self._feed_prolog(data)
         elif self._scanner is not None:
@@ -240,7 +253,7 @@ class XmlHandler:
         prolog.extend(data)
         match = PROLOG.match(prolog) if b">" in data else None
         if match is None:
-            if len(prolog) >= _SNIFF_BYTES or b"<!" in prolog.replace(b"<!--", b""):
+            if len(prolog) >= _SNIFF_BYTES or _declares(prolog):
                 self._prolog = None  # a DOCTYPE, CDATA or a long prolog: expat alone
                 self._parse(bytes(prolog), False)
             return
@@ -287,6 +300,8 @@ class XmlHandler:
             self._decide_pending(final=True)
         if not self._expat_failed and not self.doc.ended:
             self._parse(b"", True)
+            if self._pending is not None:  # the root came in input expat held until the end
+                self._decide_pending(final=True)
         if self._raw is not None and self.format in (Format.RSS, Format.ATOM):
             self._finish_feed()
         elif self.format is None and not self.doc.ended:
@@ -294,6 +309,17 @@ class XmlHandler:
 
     def abort(self) -> None:
         """The document was cut (a limit): keep what was read, parse a buffered feed."""
+        # What came before the cut but waits (see Scanner.feed and _expat) is read first.
+        if self._scanner is not None:
+            # All of it: bytes the scanner still waits on may hold a fault expat would have
+            # seen before the cut on the exact path.
+            self._handover(self._scanner.finish())
+        if self._backlog and not self._expat_failed:
+            data, self._held = bytes(self._backlog), 0
+            self._backlog.clear()
+            self._parse(data, False)
+        if self._pending is not None:
+            self._decide_pending(final=True)  # on the bytes before the cut, however they came
         if self._raw is not None and self.format in (Format.RSS, Format.ATOM):
             if not self._expat_failed:  # else the item ends are not known past the fault
                 self._trim_feed()
@@ -339,16 +365,26 @@ class XmlHandler:
         """``Parse(data, final)``, failing at the first check point where expat holds an
         unfinished token over ``max_token_bytes`` (see ``_TOKEN_CHECK``)."""
         parser = self._parser
+        if self._backlog or (self._held and not final):
+            # Each Parse() re-scans an unfinished token from its start (expat < 2.6, or with
+            # deferral off): hold the input back until as much has come as expat holds, so
+            # that a token fed in small chunks costs time linear in its size, not quadratic.
+            self._backlog += data
+            if not final and len(self._backlog) < self._held:
+                return
+            data = bytes(self._backlog)
+            self._backlog.clear()
         while True:
             room = _TOKEN_CHECK - (self._fed + self._shift) % _TOKEN_CHECK
             if len(data) < room:
                 self._fed += len(data)
                 parser.Parse(data, final)
+                self._held = self._fed - parser.CurrentByteIndex
                 return
             piece, data = data[:room], data[room:]
             self._fed += room
             parser.Parse(piece, final and not data)
-            held = self._fed - parser.CurrentByteIndex
+            held = self._held = self._fed - parser.CurrentByteIndex
             limit = self.doc.limits.max_token_bytes
             if held > limit and self.format not in (Format.RSS, Format.ATOM):
                 # (a feed is buffered whole and capped by max_feed_bytes instead)
@@ -367,11 +403,26 @@ class XmlHandler:
             self._parser.buffer_text = False
         except _Stop:
             return
+        if self._key is not None and (
+            self._parser.ErrorByteIndex - self._key_start > self.doc.limits.max_token_bytes
+        ):
+            # Expat hands on no text of a run of character data it finds a fault in ("xx]]>"),
+            # so whether a long value was seen before the fault depends on the split. Judged on
+            # the value's extent in the document instead, the verdict does not: text handed
+            # on (_chars) never outgrows the extent it came from.
+            self._value_too_long()
+            return
         where = f"line {exc.lineno}, column {exc.offset}"
+        after_root = self._depth == 0 and self.format is not None
+        if after_root:
+            # Past the root, expat's verdict depends on where the bytes were split
+            # ("<a/>m/": "junk after document element" at "m" when "m" ends a chunk, else
+            # "invalid token" at "/"), so no position or words of expat's are quoted.
+            where = f"after the </{self._root_local}> that ends the document"
         if self.format in (Format.RSS, Format.ATOM):
             # feedparser reads what it can of a broken feed at close(); a cut one keeps only
             # the items that closed before the cut, and the cut is reported.
-            if final and exc.code in _TRUNCATION_CODES:
+            if final and exc.code in _TRUNCATION_CODES and not after_root:
                 self._trim_feed()
                 self.doc.fail(
                     "truncated",
@@ -379,18 +430,27 @@ class XmlHandler:
                     "the items before the cut were kept",
                 )
             else:
+                fault = "content" if after_root else exc_text(exc)
                 self.doc.report(
                     "not-well-formed",
-                    f"not well-formed XML: {exc_text(exc)} at {where}; read leniently as a feed",
+                    f"not well-formed XML: {fault} at {where}; read leniently as a feed",
                 )
             return
-        if self.format is None and self._raw is not None and not final:
+        if (
+            self.format is None
+            and self._raw is not None
+            and not (final and exc.code == _NO_ELEMENTS)
+        ):
+            # (at the end too: whether expat sees a fault in the prolog before the end of the
+            # input depends on the split, "<?a?>>" + "<rss" against "<?a?>><rss")
             self._pending = ("not-well-formed", f"not well-formed XML: {exc_text(exc)} at {where}")
-            self._decide_pending(final=False)
+            self._decide_pending(final=final)
             return
         self._raw = None
         code = exc.code
-        if final and self.format is not None and code in _TRUNCATION_CODES:
+        if after_root:
+            self.doc.fail("not-well-formed", f"not well-formed XML: content {where}")
+        elif final and self.format is not None and code in _TRUNCATION_CODES:
             self.doc.fail(
                 "truncated",
                 f"the document ends before its <{self.format}> closes ({where}); "
@@ -411,6 +471,8 @@ class XmlHandler:
 
     def _start(self, name: str, attrs: dict[str, str]) -> None:
         depth = self._depth = self._depth + 1
+        if depth > MAX_ELEMENT_DEPTH:
+            self._too_deep()
         if depth == 1:
             self._root(name)
             return
@@ -442,6 +504,7 @@ class XmlHandler:
     def _root(self, name: str) -> None:
         ns, _, local = name.rpartition(" ")
         self._root_ns = ns
+        self._root_name, self._root_local = name, local
         if local in ("urlset", "sitemapindex"):
             self.format = Format.URLSET if local == "urlset" else Format.SITEMAPINDEX
             self._item_key = (_CORE, "url" if local == "urlset" else "sitemap")
@@ -454,7 +517,7 @@ class XmlHandler:
                 )
         elif local in _FEED_ROOTS:
             self.format = _FEED_ROOTS[local]
-            self._parser.StartElementHandler = None
+            self._parser.StartElementHandler = self._feed_start
             self._parser.EndElementHandler = self._feed_end
             self._parser.CharacterDataHandler = None
         elif local.lower() == "html":
@@ -482,6 +545,8 @@ class XmlHandler:
             return
         for marker, fmt in _FEED_MARKERS:
             if marker in head:
+                if not final and len(head) < _HTML_WINDOW:
+                    return  # "<html" may still come, and would win: wait, whatever the split
                 kind, fault = self._pending
                 self._pending = None
                 self.format = fmt
@@ -522,6 +587,7 @@ class XmlHandler:
         self._key = field
         self._key_depth = depth
         self._key_line = self._parser.CurrentLineNumber
+        self._key_start = self._parser.CurrentByteIndex
         self._text = []
         self._text_len = 0
 
@@ -545,13 +611,16 @@ class XmlHandler:
             self._text.append(data)
             self._text_len += len(data)
             if self._text_len > self.doc.limits.max_token_bytes:
-                # The line it starts on: where expat flushes text depends on the chunking.
-                self.doc.fail(
-                    "token-too-large",
-                    f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
-                    f"at line {self._key_line}",
-                )
+                self._value_too_long()
                 raise _Stop
+
+    def _value_too_long(self) -> None:
+        # The line it starts on: where expat flushes text depends on the chunking.
+        self.doc.fail(
+            "token-too-large",
+            f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
+            f"at line {self._key_line}",
+        )
 
     def _end(self, name: str) -> None:
         depth = self._depth
@@ -699,8 +768,26 @@ class XmlHandler:
             )
         )
 
+    def _feed_start(self, name: str, attrs: dict[str, str]) -> None:
+        self._depth += 1
+        if self._depth > MAX_ELEMENT_DEPTH:
+            self._too_deep()
+
+    def _too_deep(self) -> None:
+        self.doc.fail(
+            "too-nested",
+            f"elements nested more than {MAX_ELEMENT_DEPTH} deep at line "
+            f"{self._parser.CurrentLineNumber}; read up to there and cut",
+        )
+        self.abort()  # a feed: its items before the fault are parsed
+        self._raw = None
+        raise _Stop
+
     def _feed_end(self, name: str) -> None:
-        if name in _FEED_ITEMS:
+        self._depth -= 1
+        if name == self._root_name:
+            self._depth = 0  # (a feed's start tags are not counted: only its root's end is)
+        elif name in _FEED_ITEMS:
             self._item_end = self._parser.CurrentByteIndex  # feeds have no scanner: no shift
 
     def _trim_feed(self) -> None:
@@ -718,9 +805,23 @@ class XmlHandler:
             parse_feed(bytes(raw), self.format, self.doc)
 
 
+def _declares(prolog: bytearray) -> bool:
+    """True when the prolog holds a "<!" that is no comment's "<!--" (DOCTYPE, CDATA, ...).
+
+    A "<!" or "<!-" at the very end may still become "<!--": it is judged when the next
+    bytes come, so the verdict does not depend on where the input was split.
+    """
+    end = len(prolog)
+    if prolog.endswith(b"<!"):
+        end -= 2
+    elif prolog.endswith(b"<!-"):
+        end -= 3
+    return b"<!" in prolog[:end].replace(b"<!--", b"")
+
+
 def _looks_like_html(head: bytes) -> bool:
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return stripped.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:4096]
+    return stripped.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:_HTML_WINDOW]
 
 
 def exc_text(exc: pyexpat.ExpatError) -> str:

@@ -29,6 +29,7 @@ from tenacity.wait import wait_base
 from yarl import URL
 
 from .._config import ReaderConfig, RetryPolicy, Timeouts
+from .._core._gzip import Gunzip, GzipError
 from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
 from ._guard import Guard, Refused
 
@@ -175,17 +176,24 @@ class Fetcher:
             if response.status == 304 or not body.start(info, result.attempts):
                 return
             content = response.content
+            gunzip = _gunzip(response, str(final))
             try:
                 while True:
                     data = await clock.wait(content.readany())
                     if not data:
+                        if gunzip is not None and not gunzip.complete:
+                            raise TransportError(
+                                "the gzip Content-Encoding stream ends before its end after "
+                                f"{result.bytes:,} bytes of the body",
+                                url=str(final),
+                            )
                         break
                     room = self._max_total - self.bytes
                     if len(data) > room:
                         data = data[: max(room, 0)]  # the budget ends inside this piece
                     result.bytes += len(data)
                     self.bytes += len(data)
-                    if data and not await body.chunk(data):
+                    if data and not await _pass_on(body, gunzip, data, str(final)):
                         break
                     if self.bytes >= self._max_total:
                         raise LimitExceeded(
@@ -204,7 +212,7 @@ class Fetcher:
                     if rest:
                         result.bytes += len(rest)
                         self.bytes += len(rest)
-                        await body.chunk(rest)
+                        await _pass_on(body, gunzip, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             await body.finish()
@@ -224,7 +232,11 @@ class Fetcher:
                 logger.debug("GET %s", current)
             response = await clock.wait(
                 self._session.get(
-                    current, allow_redirects=False, timeout=clock.aiohttp, headers=headers
+                    current,
+                    allow_redirects=False,
+                    timeout=clock.aiohttp,
+                    headers={**_ACCEPT_GZIP, **(headers or {})},
+                    auto_decompress=False,  # see _gunzip
                 ),
                 connect=True,
             )
@@ -266,12 +278,13 @@ class _NetworkClock:
     sum of the waits of one request (a server trickling bytes is cut there); the run's
     deadline bounds every wait."""
 
-    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp")
+    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp", "cause")
 
     def __init__(self, timeouts: Timeouts, deadline: float | None) -> None:
         self._timeouts = timeouts
         self._deadline = deadline
         self._waited = 0.0
+        self.cause = ""  # which bound the last wait ran against, for a timeout's message
         # aiohttp times the TCP connect alone (its 'connect' would count pool waits too);
         # reads are timed here.
         self.aiohttp = aiohttp.ClientTimeout(
@@ -279,17 +292,22 @@ class _NetworkClock:
         )
 
     def _limit(self, connect: bool) -> float | None:
-        limits = []
+        limits: list[tuple[float, str]] = []
         t = self._timeouts
         if t.read is not None:
-            limits.append(t.read + (t.connect or 0.0) if connect else t.read)
+            if connect:
+                limits.append((t.read + (t.connect or 0.0), f"no answer within {t.read:g} s"))
+            else:
+                limits.append((t.read, f"no data for {t.read:g} s"))
         if t.request is not None:
-            limits.append(t.request - self._waited)
+            limits.append(
+                (t.request - self._waited, f"the request's {t.request:g} s budget ran out")
+            )
         if self._deadline is not None:
-            limits.append(self._deadline - time.monotonic())
+            limits.append((self._deadline - time.monotonic(), "the run's deadline came"))
         if not limits:
             return None
-        limit = min(limits)
+        limit, self.cause = min(limits)
         if limit <= 0:
             if self._deadline is not None and self._deadline <= time.monotonic():
                 raise LimitExceeded("the run's deadline has passed", kind="deadline")
@@ -307,6 +325,8 @@ class _NetworkClock:
         start = time.monotonic()
         try:
             return await asyncio.wait_for(awaitable, limit)
+        except asyncio.TimeoutError:
+            raise asyncio.TimeoutError(self.cause) from None
         finally:
             self._waited += time.monotonic() - start
 
@@ -323,6 +343,39 @@ def _peer(response: aiohttp.ClientResponse) -> Any:
         protocol = getattr(response, "_protocol", None)
         transport = getattr(protocol, "transport", None)
     return None if transport is None else transport.get_extra_info("peername")
+
+
+# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a gzip stream
+# ends where the body does, so a cut one passed as whole (a text sitemap's last line, cut,
+# came out as a wrong URL). Only gzip is asked for; it is what servers use for sitemaps.
+_ACCEPT_GZIP = {"Accept-Encoding": "gzip"}
+
+
+def _gunzip(response: aiohttp.ClientResponse, url: str) -> Gunzip | None:
+    """The decoder of the response's Content-Encoding: None for none, else gzip's."""
+    encoding = response.headers.get("Content-Encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return Gunzip()
+    raise TransportError(
+        f"the body has a Content-Encoding that was not asked for: {encoding!r}", url=url
+    )
+
+
+async def _pass_on(body: Body, gunzip: Gunzip | None, data: bytes, url: str) -> bool:
+    """Hand ``data`` to ``body``, inflated a bounded piece at a time; False: stop reading."""
+    if gunzip is None:
+        return await body.chunk(data)
+    try:
+        for piece in gunzip.feed(data):
+            if not await body.chunk(piece):
+                return False
+    except GzipError as exc:
+        raise TransportError(
+            f"the gzip Content-Encoding stream is corrupt ({exc})", url=url
+        ) from exc
+    return True
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -372,7 +425,14 @@ def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError
 
 
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    what = "timed out" if isinstance(exc, asyncio.TimeoutError) else str(exc) or type(exc).__name__
+    if isinstance(exc, asyncio.TimeoutError):
+        what = f"timed out: {exc}" if str(exc) else "timed out"
+    elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
+        # aiohttp could not parse the response's head; the 400 in its message is its own
+        # code, not the server's answer.
+        what = f"the response's status line or headers could not be read: {exc.message}"
+    else:
+        what = str(exc) or type(exc).__name__
     if midway:
         what = f"{what} after {midway:,} bytes of the body"
     return TransportError(what, url=url)
