@@ -190,6 +190,19 @@ def test_a_feed_date_read_without_a_deprecation_warning() -> None:
     assert entry.lastmod is not None and entry.lastmod.day == 2
 
 
+def test_a_feed_date_before_year_one_is_no_date() -> None:
+    """feed-date-out-of-range: feedparser parses "00000005" to a time tuple of year -1, which
+    no datetime holds: converting it raised ValueError out of close()."""
+    doc = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://example.com/dir/a"/>'
+        b"<updated>00000005</updated></entry></feed>"
+    )
+    events = parse(doc)
+    (entry,) = entries(events)
+    assert entry.lastmod is None
+    assert "invalid-lastmod" in kinds(events)
+
+
 def test_feed_cap_holds_while_the_root_is_undecided() -> None:
     """feed-cap-while-undecided: bytes after an unknown root went past max_feed_bytes, so
     the verdict depended on the split, and a chunk after a feed marker that came past the cap

@@ -88,7 +88,10 @@ def _date(item: Any, prefer_updated: bool, doc: Document) -> datetime | None:
         if value is None:
             parsed = dict.get(item, key + "_parsed")
             if parsed is not None:
-                value = datetime.fromtimestamp(calendar.timegm(parsed), tz=timezone.utc)
+                try:
+                    value = datetime.fromtimestamp(calendar.timegm(parsed), tz=timezone.utc)
+                except (ValueError, OverflowError, OSError):
+                    value = None  # feedparser parsed a date no datetime holds (year -1)
         if value is None:
             doc.note("invalid-lastmod", repr(str(raw)[:80]))
         return value
