@@ -196,14 +196,19 @@ class Walk:
 
     def _take(self, root: str) -> str | None:
         """Count one more document for the run and its site; the budget it would pass."""
+        spent = self._spent(root)
+        if spent is None:
+            self._taken += 1
+            self._taken_by_root[root] = self._taken_by_root.get(root, 0) + 1
+        return spent
+
+    def _spent(self, root: str) -> str | None:
+        """The sitemap budget with no room left for ``root``, if any."""
         limits = self._config.limits
         if self._taken >= limits.max_sitemaps:
             return "max-sitemaps"
-        taken = self._taken_by_root.get(root, 0)
-        if taken >= limits.max_sitemaps_per_site:
+        if self._taken_by_root.get(root, 0) >= limits.max_sitemaps_per_site:
             return "max-sitemaps-per-site"
-        self._taken += 1
-        self._taken_by_root[root] = taken + 1
         return None
 
     def _budget_problem(self, kind: str, url: str, root: str) -> Problem | None:
@@ -548,15 +553,6 @@ class Walk:
             children=[_recorded(ref) for ref in refs],
         )
 
-    def _spent(self, root: str) -> str | None:
-        """The sitemap budget with no room left for ``root``, if any."""
-        limits = self._config.limits
-        if self._taken >= limits.max_sitemaps:
-            return "max-sitemaps"
-        if self._taken_by_root.get(root, 0) >= limits.max_sitemaps_per_site:
-            return "max-sitemaps-per-site"
-        return None
-
     def _child(self, parent: _SitemapBody, ref: SitemapRef) -> Problem | SitemapVisited | None:
         """Queue an index child; else a Problem saying why not, or a duplicate's report.
 
@@ -602,10 +598,8 @@ class Walk:
                 parent.scope,
             )
         )
-        if queued is True:
+        if queued is not False:  # queued (_spent above said the budget had room)
             return None
-        if isinstance(queued, str):  # cannot be: _spent said there was room
-            return self._budget_problem(queued, ref.loc, job.root)
         # Named again (by this index or another): read once per run, reported, no problem.
         return SitemapVisited(
             ref.loc, Status.DUPLICATE, None, ref.source, depth, lastmod=ref.lastmod
