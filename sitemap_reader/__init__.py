@@ -37,13 +37,8 @@ from ._errors import (
     TransportError,
     UnsafeXMLError,
 )
-from ._io._state import (
-    MemoryStateStore,
-    SqliteStateStore,
-    StateStore,
-    StoreSummary,
-    default_state_path,
-)
+from ._io._state import StateStore, default_state_path
+from ._io._state_sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
 from ._models import (
     Alternate,
     ChangeFreq,

@@ -14,6 +14,7 @@ import aiohttp
 from ._config import DEFAULT_CONFIG, ReaderConfig
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
+from ._io._incremental import feed_store
 from ._io._state import StateStore, open_store
 from ._io._walk import Leaf, Progress, Walk, is_url
 from ._models import Entry, Event
@@ -55,6 +56,7 @@ class SitemapReader:
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
         ValueError: ``config.incremental.changes`` without a state.
+        TypeError: ``config.incremental.changes`` with a store that has no change feed.
     """
 
     def __init__(
@@ -65,8 +67,11 @@ class SitemapReader:
         state: StateStore | str | os.PathLike[str] | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
-        if self.config.incremental.changes and state is None:
-            raise ValueError("the change feed (incremental.changes) needs a state store")
+        if self.config.incremental.changes:
+            if state is None:
+                raise ValueError("the change feed (incremental.changes) needs a state store")
+            if not isinstance(state, (str, os.PathLike)):
+                feed_store(state)  # a store without a change feed is refused here, not mid-run
         self._session = session
         self._owns_session = session is None
         self._state = _State.UNOPENED

@@ -921,7 +921,7 @@ class _SitemapBody:
         if self.staging and entries:  # the change feed: entries go to the store, not out
             tracker = self.walk._tracker
             assert tracker is not None
-            tracker.store.stage(self.key, [e for e in out if type(e) is Entry])
+            tracker.stage(self.key, [e for e in out if type(e) is Entry])
             out = [e for e in out if type(e) is not Entry]
         await self.walk._emit(out)
 
