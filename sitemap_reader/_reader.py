@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, cast
 import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
 from ._io._incremental import feed_store
+from ._io._outbox import Progress
 from ._io._state import StateStore, open_store
-from ._io._walk import Leaf, Progress, Walk, is_url
+from ._io._walk import Walk, is_url
 from ._models import Entry, Event
 
 if TYPE_CHECKING:
@@ -147,15 +149,15 @@ class SitemapReader:
         fetcher = Fetcher(
             self._session,
             self.config,
-            None if deadline is None else time.monotonic() + deadline,
-            self._guard,
+            deadline=None if deadline is None else time.monotonic() + deadline,
+            guard=self._guard,
         )
         return Walk(
             fetcher,
             self.config,
             sources,
-            self.progress,
-            self._store,
+            progress=self.progress,
+            store=self._store,
             defer_leaves=defer_leaves,
             leaves=leaves,
         )

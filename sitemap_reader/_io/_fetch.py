@@ -99,7 +99,6 @@ class Fetcher:
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
-        self.requests = 0
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
@@ -228,7 +227,6 @@ class Fetcher:
         for _hop in range(self._config.limits.max_redirects + 1):
             if guard is not None:
                 await guard.vet(current)  # every hop, before it is requested
-            self.requests += 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
             response = await clock.wait(
