@@ -34,7 +34,14 @@ from .._config import ReaderConfig, ScopePolicy
 from .._core._parser import SitemapParser
 from .._core._robots import sitemap_urls
 from .._core._scope import Scope, ScopeFilter, origin_of
-from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._errors import (
+    AddressRefused,
+    ContentEncodingError,
+    FetchError,
+    HTTPStatusError,
+    LimitExceeded,
+    TransportError,
+)
 from .._models import (
     Entry,
     Event,
@@ -1014,6 +1021,8 @@ def _error_kind(error: Exception) -> str:
         return error.kind
     if isinstance(error, AddressRefused):
         return "private-address"
+    if isinstance(error, ContentEncodingError):
+        return "content-encoding"
     if isinstance(error, FetchError):
         return "redirect"
     return "error"
