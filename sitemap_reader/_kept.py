@@ -3,11 +3,11 @@
 The change feed (``Incremental(changes=True)``) hands out :class:`EntryChange` records at
 the end of a run, and those carry ``loc``, ``lastmod`` and ``sitemap`` only: the store
 keeps nothing more per URL. A crawler that requests the new and modified pages wants the
-rest too (images, alternates, ...), so :class:`KeptEntries` wraps any :class:`StateStore`
+rest too (images, alternates, ...), so :class:`KeptEntries` wraps any change-feed store
 and sets aside every entry it is asked to stage (the entries of the sitemaps read this
 run, the only ones that can be new or modified) in a private temporary SQLite database:
 on disk, not in memory, since a first run stages every URL of the site. It is built on
-the public ``StateStore`` protocol only.
+the ``ChangeFeedStore`` protocol only.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from . import Entry, EntryChange, SitemapState, StateStore
+from . import Entry, EntryChange, SitemapState
+from ._io._state import ChangeFeedStore
 
 # Every field of an Entry, in order: a record is kept as the tuple of its values and
 # rebuilt positionally, which is four times cheaper than pickling the slotted dataclass.
@@ -32,7 +33,7 @@ class KeptEntries:
     It owns ``store``: :meth:`close` closes both.
     """
 
-    def __init__(self, store: StateStore) -> None:
+    def __init__(self, store: ChangeFeedStore) -> None:
         self.store = store
         # "" is a private temporary database on disk, deleted when it is closed.
         self._db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
@@ -52,7 +53,7 @@ class KeptEntries:
             return Entry(change.loc, change.lastmod, sitemap=change.sitemap)
         return Entry(*pickle.loads(row[0]))
 
-    # -- the StateStore protocol ------------------------------------------------------------------
+    # -- the ChangeFeedStore protocol ----------------------------------------------------------
 
     def stage(self, url: str, entries: Sequence[Entry]) -> None:
         self.store.stage(url, entries)
