@@ -105,6 +105,15 @@ def random_splits(data: bytes, seed: int, *, parts: int = 3) -> list[bytes]:
     return cut_at(data, (rng.randint(0, len(data)) for _ in range(parts - 1)))
 
 
+def every_split(data: bytes) -> Iterator[list[bytes]]:
+    """``data`` whole, byte by byte, in two at every position, and in five at seeded random ones."""
+    yield whole(data)
+    yield bytewise(data)
+    yield from two_way_splits(data)
+    for seed in range(10):
+        yield random_splits(data, seed, parts=5)
+
+
 def gz(data: bytes) -> bytes:
     """Deterministic gzip (mtime 0), so compressed fixtures never change between runs."""
     return gzip.compress(data, mtime=0)

@@ -3,7 +3,8 @@
 Hypothesis builds sitemap documents (urlset and index) that mix the plain blocks the scanner
 takes with every shape it must hand over to expat (CDATA, comments, entities and character
 references, attributes, other field orders, image blocks with and without their namespace,
-invalid UTF-8, a stray ``&``, CR inside values, unknown elements), then damages some of them
+invalid UTF-8, a stray ``&``, CR inside values, unknown elements), in UTF-8 and in other
+encodings (Latin-1, GBK, Shift_JIS, UTF-16), then damages some of them
 (truncation, junk bytes), and reads them under default or deliberately small limits.
 ``fast=True`` fed at random split points must give exactly the events of ``fast=False`` fed
 whole, Problem messages (with their line and column) included.
@@ -117,8 +118,18 @@ _PROLOG = st.sampled_from(
         '<?xml version="1.0"?>\n<!DOCTYPE urlset>\n',
         '<?xml version="1.0" encoding="windows-1252"?>\n',
         '<?xml version="1.0" encoding="GBK"?>\n',
+        '<?xml version="1.0" encoding="Shift_JIS"?>\n',
+        '<?xml version="1.0" encoding="UTF-16"?>\n',
     ]
 )
+# The codec each declaration's documents are written in (UTF-8 when none is named here).
+_CODECS = {
+    "ISO-8859-1": "latin-1",
+    "windows-1252": "latin-1",
+    "GBK": "gbk",
+    "Shift_JIS": "shift_jis",
+    "UTF-16": "utf-16",
+}
 _NS = st.sampled_from(
     [
         f' xmlns="{SITEMAP_NS}"',
@@ -154,8 +165,8 @@ def documents(draw: st.DrawFn) -> bytes:
     root = "sitemapindex" if is_index else "urlset"
     sep = draw(_WS)
     text = f"{prolog}<{root}{attrs}>{sep}" + sep.join(blocks) + f"{sep}</{root}>{draw(_WS)}"
-    latin1 = "ISO-8859-1" in prolog or "windows-1252" in prolog
-    data = text.encode("latin-1", "replace") if latin1 else text.encode("utf-8")
+    codec = next((c for name, c in _CODECS.items() if f'"{name}"' in prolog), "utf-8")
+    data = text.encode(codec, "replace")
     # Damage: junk bytes dropped in, and/or the end cut off.
     for _ in range(draw(st.integers(0, 2)) if draw(st.booleans()) else 0):
         at = draw(st.integers(0, len(data)))
@@ -286,6 +297,22 @@ def test_scanner_takes_plain_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast == parse(doc, fast=False)
     assert taken[0] == 5  # the exact path never calls the scanner
     assert entries(fast)[4].images == (Image("https://example.com/4.jpg"),)
+
+
+@pytest.mark.parametrize("codec", ["shift_jis", "utf-16-be"])
+def test_scanner_takes_transcoded_blocks(monkeypatch: pytest.MonkeyPatch, codec: str) -> None:
+    """A document in another encoding reaches the scanner as UTF-8: its plain blocks are the
+    scanner's too (UTF-16 from "\\0<", without a byte-order mark)."""
+    taken = _count_scanned(monkeypatch)
+    doc = (
+        f'<?xml version="1.0" encoding="{codec}"?>\n<urlset xmlns="{SITEMAP_NS}">\n'
+        + "".join(f"<url><loc>https://example.com/\u65e5\u672c/{i}</loc></url>\n" for i in range(5))
+        + "</urlset>\n"
+    ).encode(codec)
+    fast = parse(doc, fast=True)
+    assert taken[0] == 5
+    assert fast == parse(doc, fast=False)
+    assert entries(fast)[4].loc == "https://example.com/\u65e5\u672c/4"
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,9 @@
         ...
 
 Routing looks at the bytes, never at a name or a Content-Type: gzip by its magic bytes
-(``1f 8b``), then XML by a first ``<`` (after a BOM and white space), then the XML root
-(urlset, sitemapindex, rss/RDF, feed, html); anything else is a plain-text sitemap.
+(``1f 8b``), then the encoding (:mod:`._charset`: a document not in UTF-8 is decoded and
+handed on as UTF-8), then XML by a first ``<`` (after a BOM and white space), then the XML
+root (urlset, sitemapindex, rss/RDF, feed, html); anything else is a plain-text sitemap.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Protocol
 
 from .._config import DEFAULT_LIMITS, Limits
 from .._models import Event, Format
+from ._charset import Decoding
 from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
 from ._text import TextHandler
 from ._xml import XmlHandler
 
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_BOM = b"\xef\xbb\xbf"  # (other marks never get here: their documents are decoded first)
 _WS = b" \t\r\n"
 
 
@@ -44,6 +46,8 @@ class SitemapParser:
         resolve_relative: resolve relative ``<loc>`` values instead of dropping them.
         fast: let the scanner read the plain parts of XML sitemaps (same records, faster);
             False keeps to the exact expat path (the differential tests' reference).
+        content_type: the ``Content-Type`` the document was served with: its charset says
+            how to read a text sitemap (XML says its own encoding).
 
     ``feed()`` and ``close()`` never raise for the content: they return the records
     completed so far, and a fault ends the document with a fatal ``Problem`` (always the
@@ -57,9 +61,11 @@ class SitemapParser:
         limits: Limits = DEFAULT_LIMITS,
         resolve_relative: bool = False,
         fast: bool = True,
+        content_type: str | None = None,
     ) -> None:
         self._fast = fast
         self._doc = Document(url or "", limits, resolve_relative)
+        self._decoding: Decoding | None = Decoding(self._doc, content_type)  # None: UTF-8
         self._head = b""  # bytes held until the routing is decided
         self._gunzip: Gunzip | None = None
         self._gzip_decided = False
@@ -146,6 +152,12 @@ class SitemapParser:
                     "the gzip stream ends before its end; the entries before the cut were kept",
                 )
             elif not doc.ended:
+                decoding, self._decoding = self._decoding, None
+                if decoding is not None:
+                    tail = decoding.close()  # what it held (an unknown encoding ends here)
+                    if not doc.ended:
+                        self._deliver(tail)
+            if not doc.ended:
                 if self._handler is None and self._head:
                     self._route(self._head)  # only white space arrived: route it to text
                 if self._handler is None:
@@ -178,13 +190,13 @@ class SitemapParser:
         if cut:
             data = data[:room]
         self.bytes_read += len(data)
-        if self._handler is None:
-            data = self._head + data
-            self._head = b""
-            if not self._route(data):  # routed data is fed by _route
-                self._head = data
-        elif data:
-            self._handler.feed(data)
+        decoding = self._decoding
+        if decoding is not None:
+            data = decoding.feed(data)
+            if decoding.settled:
+                self._decoding = None  # UTF-8 from here on: nothing to do per chunk
+        if not self._doc.ended:
+            self._deliver(data)
         if cut and not self._doc.ended:
             self._end_handler(cut=True)
             self._doc.fail(
@@ -192,19 +204,23 @@ class SitemapParser:
                 f"the document is over {limit:,} bytes (decompressed); read up to there and cut",
             )
 
+    def _deliver(self, data: bytes) -> None:
+        """UTF-8 to the handler, or held to route it once its first byte that counts came."""
+        if self._handler is None:
+            data = self._head + data
+            self._head = b""
+            if not self._route(data):  # routed data is fed by _route
+                self._head = data
+        elif data:
+            self._handler.feed(data)
+
     def _route(self, data: bytes) -> bool:
         """Choose the handler from the first significant byte; False when none came yet."""
         body = data
-        if len(data) < 3 and any(bom.startswith(data) for bom in _BOMS):
+        if len(data) < 3 and _BOM.startswith(data):
             return False  # a byte-order mark may be split across chunks
-        for bom in _BOMS:
-            if body.startswith(bom):
-                if bom != b"\xef\xbb\xbf":  # UTF-16: only XML is sent that way; expat reads it
-                    self._handler = XmlHandler(self._doc, fast=self._fast)
-                    self._handler.feed(data)  # the caller keeps no copy: feed it here
-                    return True
-                body = body[3:]
-                break
+        if body.startswith(_BOM):
+            body = body[3:]
         body = body.lstrip(_WS)
         if len(data) - len(body) > self._doc.limits.max_token_bytes:
             # White space this long is no XML prolog: a text line, whatever follows it (the

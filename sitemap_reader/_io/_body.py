@@ -104,7 +104,10 @@ class SitemapBody:
         config = self._config
         self.begin(
             SitemapParser(
-                self.final_url, limits=config.limits, resolve_relative=config.resolve_relative
+                self.final_url,
+                limits=config.limits,
+                resolve_relative=config.resolve_relative,
+                content_type=response.content_type,  # a text sitemap's charset
             ),
             Scope(self.final_url, config.scope, self.job.vouched),
         )
