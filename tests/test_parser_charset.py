@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_reader import Event, SitemapParser
+from sitemap_reader import Event, Problem, SitemapParser
 
 from .helpers import (
     IMAGE_NS,
@@ -271,6 +271,22 @@ def test_text_sitemap_bytes_its_charset_cannot_read() -> None:
     events = parse(data, content_type="text/plain; charset=Shift_JIS")
     assert locs(events) == [LINES[0], "https://example.com/%81%7Fb", LINES[2]]
     assert problem(events, "encoding").message.startswith("1 ")
+
+
+@pytest.mark.parametrize("charset", ["ISO-8859-1", "windows-1252", "us-ascii"])
+def test_a_server_default_charset_does_not_garble_utf8(charset: str) -> None:
+    """Servers label text/plain ISO-8859-1 unasked: bytes that read as UTF-8 stay UTF-8."""
+    data = "\n".join(LINES).encode()
+    events = parse(data, content_type=f"text/plain; charset={charset}")
+    assert locs(events) == LINES
+    assert not [e for e in events if isinstance(e, Problem)]
+
+
+def test_a_server_default_charset_reads_what_is_not_utf8() -> None:
+    """Bytes that are not UTF-8 under an ISO-8859-1 label are read in it."""
+    lines = ["https://example.com/café", "https://example.com/b"]
+    data = "\n".join(lines).encode("latin-1")
+    assert locs(parse(data, content_type="text/plain; charset=iso-8859-1")) == lines
 
 
 def test_unknown_content_type_charset_is_reported_and_read_as_utf8() -> None:

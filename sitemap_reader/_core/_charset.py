@@ -121,6 +121,19 @@ def codec_for(label: str) -> str | None:
     return None if found in _NOT_CHARSETS else found
 
 
+# Labels a server sends by default, whatever the file holds: a hint, not a declaration.
+_SERVER_DEFAULTS = frozenset({"latin-1", "iso8859-1", "cp1252", "ascii"})
+
+
+def _utf8_or_ascii(head: bytes | bytearray) -> bool:
+    """``head`` reads as UTF-8 (a character cut at its end allowed)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(bytes(head))
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=64)
 def _ascii_compatible(codec: str) -> bool:
     try:
@@ -269,6 +282,10 @@ class Decoding:
                 f"the Content-Type names the charset {hint!r}, which no codec here reads; "
                 "read as UTF-8",
             )
+            return _Plan(None)
+        if codec in _SERVER_DEFAULTS and _utf8_or_ascii(head):
+            # Servers add these labels to text/plain unasked (Apache's AddDefaultCharset):
+            # bytes that read as UTF-8 are taken as UTF-8, as browsers' sniffers would.
             return _Plan(None)
         if codec in ("utf-16", "utf-32"):
             # Without a mark (a mark was seen first): the byte order of a first character
