@@ -15,7 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.harness import MAX_LEN, Finding, check, check_events, check_scope, decode, normalise
+from fuzz.harness import (
+    BYTEWISE_MAX,
+    MAX_LEN,
+    Finding,
+    check,
+    check_events,
+    check_scope,
+    decode,
+    normalise,
+)
 from fuzz.mutate import mutate
 from fuzz.seeds import seeds
 from sitemap_reader import Entry, Limits, ScopePolicy
@@ -96,6 +105,20 @@ def test_the_invariants_fail_on_what_they_forbid() -> None:
         1,
         1,
     )
+
+
+def test_the_reads_an_input_gets_are_as_documented() -> None:
+    """What fuzz/README.md says of how often each read applies: chunks on the fast path for an
+    odd split seed, byte by byte up to BYTEWISE_MAX bytes and gzipped for the top three bits
+    of the first header byte at 6 or 7, both on the other path; memory only when asked."""
+    doc = b"<urlset><url><loc>https://example.com/dir/a</loc></url></urlset>"
+    small, large = doc.ljust(BYTEWISE_MAX), doc.ljust(BYTEWISE_MAX + 1)
+    assert check(b"\0\0\0\1" + small).runs == ("chunks fast", "bytes exact")
+    assert check(b"\0\0\0\2" + small, memory=True).runs == ("chunks exact", "bytes fast", "memory")
+    assert check(b"\0\0\0\1" + large).runs == ("chunks fast",)
+    assert check(b"\xc0\0\0\2" + large).runs == ("chunks exact", "gzip fast")
+    assert check(b"\xe0\0\0\1" + small).runs == ("chunks fast", "bytes exact", "gzip exact")
+    assert check(b"\xa0\0\0\1" + large).runs == ("chunks fast",)  # 5 << 5: no gzip
 
 
 # -- the findings ------------------------------------------------------------------------------
