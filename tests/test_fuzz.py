@@ -9,6 +9,7 @@ test that says what was wrong in the parser's own terms.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -132,6 +133,24 @@ def test_finding_stays_fixed(path: Path) -> None:
 
 def test_findings_are_kept() -> None:
     assert len(FINDINGS) >= 20
+
+
+def test_the_readme_quotes_the_last_campaigns_record() -> None:
+    """fuzz/RESULTS.json holds every field the campaign writes (null where a run did not
+    record it, with a note saying so), and README.md quotes it as it is."""
+    root = Path(__file__).resolve().parents[1]
+    record = json.loads((root / "fuzz" / "RESULTS.json").read_text())
+    fields = ["inputs", "seconds", "findings_fixed", "tool", "date", "commit", "dirty"]
+    fields += ["seed_pool", "seed_pool_corpus", "peak_rss_mb", "checks"]
+    assert list(record)[: len(fields)] == fields
+    assert all(record[k] is not None or k in record["notes"] for k in fields)
+    assert record["findings_fixed"] == len(FINDINGS)
+    row = next(
+        line for line in (root / "README.md").read_text().splitlines() if "RESULTS.json`) |" in line
+    )
+    assert f"{record['inputs']:,} inputs in {record['seconds']:,.0f} s" in row
+    assert f"peak RSS of a fuzzing process {record['peak_rss_mb']} MB" in row
+    assert f"commit `{record['commit'][:7]}`" in row
 
 
 def test_loc_without_a_host_is_invalid() -> None:
