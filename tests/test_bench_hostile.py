@@ -12,35 +12,34 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_hostile  # found through the path set above
+from _hostile_attacks import ROWS, Attack, Row, Setup, expect
 
 from tests.hostile import Measured
 from tests.http_site import Served
 
 
 def test_every_outcome_of_the_table_holds() -> None:
-    lines, broken = asyncio.run(bench_hostile.run(bench_hostile.ROWS, repeat=1))
+    lines, broken = asyncio.run(bench_hostile.run(ROWS, repeat=1))
     assert broken == []
-    assert len(lines) == len(bench_hostile.ROWS)
-    for line, row in zip(lines, bench_hostile.ROWS, strict=True):
+    assert len(lines) == len(ROWS)
+    for line, row in zip(lines, ROWS, strict=True):
         assert line.startswith(f"| {row.attack} | ") and line.endswith(f" | {row.outcome} |")
 
 
 def test_a_broken_outcome_is_reported() -> None:
     """A check that fails is named with its row, and so is a time bound that is passed."""
-    row = next(r for r in bench_hostile.ROWS if r.name == "redirects")
+    row = next(r for r in ROWS if r.name == "redirects")
     attack = row.attacks[0]
 
-    def build(s: Served, tmp: Path) -> bench_hostile.Setup:
+    def build(s: Served, tmp: Path) -> Setup:
         setup = attack.build(s, tmp)
 
         def check(m: Measured) -> None:
-            bench_hostile.expect(len(m.run.locs) == 3, "three entries")
+            expect(len(m.run.locs) == 3, "three entries")
 
-        return bench_hostile.Setup(setup.source, setup.config, check, seconds=0.0)
+        return Setup(setup.source, setup.config, check, seconds=0.0)
 
-    broken_row = bench_hostile.Row(
-        "redirects", row.attack, row.outcome, (bench_hostile.Attack(build, attack.site),)
-    )
+    broken_row = Row("redirects", row.attack, row.outcome, (Attack(build, attack.site),))
     _, broken = asyncio.run(bench_hostile.run([broken_row], repeat=1))
     assert broken[0].startswith("redirects: took ") and broken[0].endswith("bound 0 s")
     assert broken[1:] == ["redirects: three entries"]
@@ -52,8 +51,8 @@ def test_the_readme_table_is_the_benchmarks() -> None:
     readme = (ROOT / "README.md").read_text()
     start = readme.index(bench_hostile.HEADER) + len(bench_hostile.HEADER) + 1
     rows = readme[start:].split("\n\n", 1)[0].splitlines()
-    assert len(rows) == len(bench_hostile.ROWS)
-    for line, row in zip(rows, bench_hostile.ROWS, strict=True):
+    assert len(rows) == len(ROWS)
+    for line, row in zip(rows, ROWS, strict=True):
         cells = line.split(" | ")
         assert cells[0] == f"| {row.attack}" and line.endswith(f" | {row.outcome} |")
         for cell, unit in ((cells[1], "s"), (cells[2], "MB")):
