@@ -30,12 +30,12 @@ from tests.hostile import (
     SECRET,
     Measured,
     MiB,
-    cut_transport_gzip,
+    bomb,
+    cut_transport,
     endless,
     endless_redirects,
     entity_attack,
     fan_out,
-    gzip_bomb,
     hostile_site,
     huge_headers,
     opening,
@@ -55,6 +55,13 @@ from tests.http_site import (
 )
 
 DEFAULT_CAP = Limits().max_bytes  # 50 MB
+# What a bomb cut at the cap may have been read of: the gzip and deflate bombs are 1.06 MB
+# (590 KB read, measured), br 193 KB and zstd 33 KB (read whole, inflated to the cap only).
+BOMB_READ = 1_000_000
+BOMB_CODINGS = (None, "gzip", "deflate", "br", "zstd")  # None: a .gz file
+CUT_CODINGS = ("gzip", "deflate", "deflate-raw", "br", "zstd")
+# zstd decodes a whole block (up to 128 KiB) at a time: half of 1,000 URLs may end in its first
+CUT_URLS = {coding: 10_000 if coding == "zstd" else 1_000 for coding in CUT_CODINGS}
 
 
 class Broken(Exception):
@@ -195,12 +202,13 @@ def trickle_forever() -> Attack:
     return Attack(build)
 
 
-def bomb(*, transport: bool) -> Attack:
-    """Three entries, then 1 GiB of spaces gzipped (about 1 MB sent)."""
+def compression_bomb(coding: str | None) -> Attack:
+    """Three entries, then 1 GiB of spaces compressed (about 1 MB sent, or less): a ``.gz``
+    file when ``coding`` is None, else sent with that ``Content-Encoding``."""
 
     def build(s: Served, tmp: Path) -> Setup:
         url = s.a("/sitemap.xml")
-        s.add("/sitemap.xml", gzip_bomb(opening(s, 3), b" ", 1 << 30, transport=transport))
+        s.add("/sitemap.xml", bomb(opening(s, 3), b" ", 1 << 30, coding=coding))
         config = dataclasses.replace(FAST, timeouts=Timeouts(read=5.0, request=60.0))
 
         def check(m: Measured) -> None:
@@ -209,27 +217,33 @@ def bomb(*, transport: bool) -> Attack:
             cap = f"over {DEFAULT_CAP:,} bytes (decompressed)"
             expect(cap in problem.message, f"the 50 MB cap named: {problem.message!r}")
             expect(status(m, url) is Status.PARTIAL, "the document is partial")
+            read = report(m, url).bytes
+            expect(read < BOMB_READ, f"under {BOMB_READ:,} bytes read, not {read:,}")
 
         return Setup(url, config, check, seconds=20.0)
 
     return Attack(build)
 
 
-def cut_gzip(document: str) -> Attack:
-    """200 entries, XML or text, gzipped in transport; the stream stops after 500 bytes."""
+def cut_stream(document: str, coding: str) -> Attack:
+    """Entries, XML or text, in a ``Content-Encoding`` stream (``deflate-raw``: raw deflate
+    sent as deflate) that stops halfway, with a Content-Length that matches what is sent."""
+    n = CUT_URLS[coding]
 
     def build(s: Served, tmp: Path) -> Setup:
         url = s.a("/sitemap")
-        locs = pages(s, 200)
+        locs = pages(s, n)
         body = urlset(*locs) if document == "xml" else text_sitemap(*locs)
-        s.add("/sitemap", cut_transport_gzip(body.encode(), 500))
+        s.add("/sitemap", cut_transport(body.encode(), 0.5, coding))
 
         def check(m: Measured) -> None:
             got = len(m.run.locs)
-            expect(0 < got < 200, f"some entries, not all ({got})")
+            expect(0 < got < n, f"some entries, not all ({got:,})")
             expect(m.run.locs == locs[:got], "the entries in order, none made from a part")
             problem = only_problem(m, "network", url)
             expect(problem.fatal, "the cut ends the document")
+            said = f"the {coding.removesuffix('-raw')} Content-Encoding stream ends before its end"
+            expect(said in problem.message, f"the coding named: {problem.message!r}")
             expect(status(m, url) is Status.PARTIAL, "the document is partial")
 
         return Setup(url, FAST, check, seconds=5.0)
@@ -387,6 +401,15 @@ def deep_nesting() -> Attack:
     return Attack(build)
 
 
+CUT_ATTACK = (
+    "`Content-Encoding` stream cut halfway ({document}): 1,000 URLs in gzip / deflate (zlib) / "
+    "deflate (raw) / br, 10,000 in zstd"
+)
+CUT_OUTCOME = (
+    "the entries before the cut, none made up from a partial one; "
+    '`network`: "the *coding* Content-Encoding stream ends before its end"'
+)
+
 ROWS: tuple[Row, ...] = (
     Row(
         "endless",
@@ -414,16 +437,22 @@ ROWS: tuple[Row, ...] = (
         (trickle_forever(),),
     ),
     Row(
-        "gzip-bomb",
-        "1 GiB gzip bomb, in `Content-Encoding` / in a `.gz` file",
-        "cut at 50 MB (`too-large`), the entries before kept",
-        (bomb(transport=True), bomb(transport=False)),
+        "bomb",
+        "1 GiB bomb in a `.gz` file / in `Content-Encoding` gzip / deflate / br / zstd",
+        "cut at 50 MB (`too-large`), the entries before kept, under 1 MB read",
+        tuple(compression_bomb(coding) for coding in BOMB_CODINGS),
     ),
     Row(
-        "gzip-cut",
-        "gzip `Content-Encoding` stream cut short (XML / text)",
-        "entries before the cut, none made up from a partial line (`network`)",
-        (cut_gzip("xml"), cut_gzip("text")),
+        "cut-xml",
+        CUT_ATTACK.format(document="XML"),
+        CUT_OUTCOME,
+        tuple(cut_stream("xml", coding) for coding in CUT_CODINGS),
+    ),
+    Row(
+        "cut-text",
+        CUT_ATTACK.format(document="text"),
+        CUT_OUTCOME,
+        tuple(cut_stream("text", coding) for coding in CUT_CODINGS),
     ),
     Row(
         "headers",

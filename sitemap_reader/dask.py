@@ -45,7 +45,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from ._config import ReaderConfig
-from ._io._walk import Leaf, is_url
+from ._core._jobs import Leaf
+from ._io._walk import is_url
 from ._models import Entry, Problem
 from ._reader import SitemapReader
 from ._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe

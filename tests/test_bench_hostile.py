@@ -1,5 +1,5 @@
 """The hostile-server benchmark: every row's outcome holds (one run of each attack, about
-8 s), and the README's table is the benchmark's, row for row."""
+10 s), and the README's table is the benchmark's, row for row."""
 
 from __future__ import annotations
 

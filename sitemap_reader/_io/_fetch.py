@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import aiohttp
 from tenacity import (
@@ -29,8 +29,22 @@ from tenacity.wait import wait_base
 from yarl import URL
 
 from .._config import ReaderConfig, RetryPolicy, Timeouts
-from .._core._gzip import Gunzip, GzipError
-from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._core._codings import (
+    CodingError,
+    Decoder,
+    UnsupportedCoding,
+    accept_encoding,
+    decoder_for,
+)
+from .._errors import (
+    AddressRefused,
+    ContentEncodingError,
+    FetchError,
+    HTTPStatusError,
+    LimitExceeded,
+    TransportError,
+)
+from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 
 logger = logging.getLogger(__name__)
@@ -98,7 +112,6 @@ class Fetcher:
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
-        self.requests = 0
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
@@ -176,15 +189,15 @@ class Fetcher:
             if response.status == 304 or not body.start(info, result.attempts):
                 return
             content = response.content
-            gunzip = _gunzip(response, str(final))
+            decoder = _decoder(response, str(final))
             try:
                 while True:
                     data = await clock.wait(content.readany())
                     if not data:
-                        if gunzip is not None and not gunzip.complete:
+                        if decoder is not None and not decoder.complete:
                             raise TransportError(
-                                "the gzip Content-Encoding stream ends before its end after "
-                                f"{result.bytes:,} bytes of the body",
+                                f"the {decoder.name} Content-Encoding stream ends before its "
+                                f"end after {result.bytes:,} bytes of the body",
                                 url=str(final),
                             )
                         break
@@ -193,7 +206,7 @@ class Fetcher:
                         data = data[: max(room, 0)]  # the budget ends inside this piece
                     result.bytes += len(data)
                     self.bytes += len(data)
-                    if data and not await _pass_on(body, gunzip, data, str(final)):
+                    if data and not await _pass_on(body, decoder, data, str(final)):
                         break
                     if self.bytes >= self._max_total:
                         raise LimitExceeded(
@@ -206,13 +219,13 @@ class Fetcher:
                 if isinstance(exc, aiohttp.ClientPayloadError):
                     # aiohttp raises a cut before handing over what it had buffered (a short
                     # body arrives with the close): pass it on, what came before the cut
-                    # is kept. The buffer is aiohttp-private, hence getattr.
-                    rest = b"".join(getattr(content, "_buffer", ()))
+                    # is kept.
+                    rest = unread(content)
                     rest = rest[: max(self._max_total - self.bytes, 0)]
                     if rest:
                         result.bytes += len(rest)
                         self.bytes += len(rest)
-                        await _pass_on(body, gunzip, rest, str(final))
+                        await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             await body.finish()
@@ -227,7 +240,6 @@ class Fetcher:
         for _hop in range(self._config.limits.max_redirects + 1):
             if guard is not None:
                 await guard.vet(current)  # every hop, before it is requested
-            self.requests += 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
             response = await clock.wait(
@@ -235,14 +247,14 @@ class Fetcher:
                     current,
                     allow_redirects=False,
                     timeout=clock.aiohttp,
-                    headers={**_ACCEPT_GZIP, **(headers or {})},
-                    auto_decompress=False,  # see _gunzip
+                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
+                    auto_decompress=False,  # see _decoder
                 ),
                 connect=True,
             )
             if guard is not None:
                 try:
-                    guard.check_peer(current, _peer(response))
+                    guard.check_peer(current, peer(response))
                 except AddressRefused:
                     response.release()
                     raise
@@ -331,49 +343,32 @@ class _NetworkClock:
             self._waited += time.monotonic() - start
 
 
-def _peer(response: aiohttp.ClientResponse) -> Any:
-    """The (address, port, ...) the response's connection is connected to, if known.
+# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a stream ends
+# where the body does, so a cut one passed as whole (a text sitemap's last line, cut, came
+# out as a wrong URL). What is asked for (accept_encoding) is what this machine can undo;
+# a server may send another coding unasked.
+def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
+    """The decoder of the response's Content-Encoding: None for none.
 
-    A short body read whole with the headers has already given its connection back to the
-    pool; its protocol (aiohttp-private, hence getattr) still holds the socket.
+    A coding that cannot be undone here is final: asking again brings the same one.
     """
-    connection = response.connection
-    transport = connection.transport if connection is not None else None
-    if transport is None:
-        protocol = getattr(response, "_protocol", None)
-        transport = getattr(protocol, "transport", None)
-    return None if transport is None else transport.get_extra_info("peername")
+    try:
+        return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
+    except UnsupportedCoding as exc:
+        raise ContentEncodingError(f"{exc}: not read", url=url) from None
 
 
-# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a gzip stream
-# ends where the body does, so a cut one passed as whole (a text sitemap's last line, cut,
-# came out as a wrong URL). Only gzip is asked for; it is what servers use for sitemaps.
-_ACCEPT_GZIP = {"Accept-Encoding": "gzip"}
-
-
-def _gunzip(response: aiohttp.ClientResponse, url: str) -> Gunzip | None:
-    """The decoder of the response's Content-Encoding: None for none, else gzip's."""
-    encoding = response.headers.get("Content-Encoding", "").strip().lower()
-    if encoding in ("", "identity"):
-        return None
-    if encoding in ("gzip", "x-gzip"):
-        return Gunzip()
-    raise TransportError(
-        f"the body has a Content-Encoding that was not asked for: {encoding!r}", url=url
-    )
-
-
-async def _pass_on(body: Body, gunzip: Gunzip | None, data: bytes, url: str) -> bool:
-    """Hand ``data`` to ``body``, inflated a bounded piece at a time; False: stop reading."""
-    if gunzip is None:
+async def _pass_on(body: Body, decoder: Decoder | None, data: bytes, url: str) -> bool:
+    """Hand ``data`` to ``body``, decoded a bounded piece at a time; False: stop reading."""
+    if decoder is None:
         return await body.chunk(data)
     try:
-        for piece in gunzip.feed(data):
+        for piece in decoder.feed(data):
             if not await body.chunk(piece):
                 return False
-    except GzipError as exc:
+    except CodingError as exc:
         raise TransportError(
-            f"the gzip Content-Encoding stream is corrupt ({exc})", url=url
+            f"the {exc.coding} Content-Encoding stream is corrupt ({exc})", url=url
         ) from exc
     return True
 
