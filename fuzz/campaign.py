@@ -13,6 +13,13 @@ repository: minimise it with ``python -m fuzz.minimise``, fix it, and keep the s
 under ``fuzz/findings/`` with a regression test in tests/test_fuzz.py); then no RESULTS.json
 is written. ``findings_fixed`` counts the inputs under ``fuzz/findings/``, each of which must
 pass every invariant before a campaign starts.
+
+The record also says what the figures are quoted for: the ``commit`` checked out (and whether
+``sitemap_reader/`` or ``fuzz/`` differed from it: ``dirty``), the ``seed_pool`` (seed inputs,
+and whether the shared corpus was among them), the ``peak_rss_mb`` of the largest fuzzing
+process, and ``checks``: how many of the inputs the harness counted got each read of
+``harness.Outcome.runs`` (the child writes its tallies every ``PROGRESS_EVERY`` inputs, so
+they cover all but the last few thousand).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
@@ -48,6 +56,9 @@ def main() -> None:
         "--jobs", type=int, default=1, help="fuzzing processes, the runs shared out (seeds differ)"
     )
     ap.add_argument("--no-results", action="store_true", help="do not write RESULTS.json")
+    ap.add_argument(
+        "--results", type=Path, default=RESULTS, help="write the record here (a trial run)"
+    )
     ap.add_argument("--worker", metavar="PROGRESS", help=argparse.SUPPRESS)
     args, rest = ap.parse_known_args()
     if args.worker:
@@ -59,10 +70,26 @@ def main() -> None:
 # -- the parent -------------------------------------------------------------------------------
 
 
+def checkout() -> tuple[str | None, bool | None]:
+    """The commit checked out, and whether the code under test or the harness differs from it
+    (None, None outside a git checkout)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--", "sitemap_reader", "fuzz", ":!fuzz/RESULTS.json"],
+            cwd=HERE.parent, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None, None
+    return head, bool(changed.strip())
+
+
 def parent(args: argparse.Namespace) -> None:
-    from .harness import MAX_LEN, check
+    from .harness import BYTEWISE_MAX, MAX_LEN, check
     from .mutate import dictionary
-    from .seeds import seeds
+    from .seeds import corpus_docs, seeds
 
     fixed = sorted(FINDINGS.glob("*.bin"))
     for path in fixed:  # a campaign counts only findings that stay fixed
@@ -71,7 +98,8 @@ def parent(args: argparse.Namespace) -> None:
     seed_dir, corpus_dir = work / "seeds", work / "corpus"
     seed_dir.mkdir()
     corpus_dir.mkdir()
-    for i, data in enumerate(seeds()):
+    pool = seeds()
+    for i, data in enumerate(pool):
         (seed_dir / f"seed-{i:04d}").write_bytes(data)
     (work / "sitemap.dict").write_text(dictionary())
     CRASHES.mkdir(exist_ok=True)
@@ -122,6 +150,9 @@ def parent(args: argparse.Namespace) -> None:
     if failed or crashes:
         print(f"the campaign found something; inputs: {[str(p) for p in crashes]}")
         sys.exit(1)
+    commit, dirty = checkout()
+    peak_rss = max(c["rss_mb"] for c in counts)
+    runs = sum((Counter(c["runs"]) for c in counts), Counter())
     result = {
         "inputs": inputs,
         "seconds": round(seconds, 1),
@@ -129,15 +160,27 @@ def parent(args: argparse.Namespace) -> None:
         "tool": f"atheris {version('atheris')} (libFuzzer), Python {sys.version.split()[0]}"
         + (f", {jobs} processes" if jobs > 1 else ""),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "commit": commit,
+        "dirty": dirty,
+        "seed_pool": len(pool),
+        "seed_pool_corpus": bool(corpus_docs()),
+        "peak_rss_mb": peak_rss,
+        "checks": {
+            "counted": sum(c["inputs"] for c in counts),
+            "runs": dict(sorted(runs.items())),
+            "memory_every": MEMORY_EVERY,
+            "bytewise_max": BYTEWISE_MAX,
+        },
     }
     print(
         f"{inputs:,} inputs in {seconds:,.0f} s ({inputs / seconds:,.0f}/s); peak RSS of a "
-        f"fuzzing process {max(c['rss_mb'] for c in counts):,} MB; kept/dropped by scope "
-        f"{sum(c['kept'] for c in counts):,}/{sum(c['dropped'] for c in counts):,}"
+        f"fuzzing process {peak_rss:,} MB; kept/dropped by scope "
+        f"{sum(c['kept'] for c in counts):,}/{sum(c['dropped'] for c in counts):,}; "
+        f"reads {dict(sorted(runs.items()))}"
     )
     if not args.no_results:
-        RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {RESULTS}")
+        args.results.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {args.results}")
 
 
 # -- the child: atheris itself ------------------------------------------------------------
@@ -155,6 +198,7 @@ def worker(progress: Path, libfuzzer_args: list[str]) -> None:
 
     pool = seeds()
     tally = {"inputs": 0, "kept": 0, "dropped": 0}
+    runs: Counter[str] = Counter()  # inputs that got each read (harness.Outcome.runs)
     start = time.monotonic()
 
     def test_one_input(data: bytes) -> None:
@@ -163,9 +207,15 @@ def worker(progress: Path, libfuzzer_args: list[str]) -> None:
         outcome = check(data, memory=count % MEMORY_EVERY == 0)
         tally["kept"] += outcome.kept
         tally["dropped"] += outcome.dropped
+        runs.update(outcome.runs)
         if count % PROGRESS_EVERY == 0:
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-            state = {**tally, "seconds": round(time.monotonic() - start, 1), "rss_mb": rss}
+            state = {
+                **tally,
+                "runs": runs,
+                "seconds": round(time.monotonic() - start, 1),
+                "rss_mb": rss,
+            }
             tmp = progress.with_suffix(".tmp")
             tmp.write_text(json.dumps(state))
             tmp.replace(progress)

@@ -9,15 +9,19 @@ The invariants (:func:`check`); any breach raises :class:`Finding`, and any exce
 ``feed()``/``close()`` propagates as it is (the parser must never raise for content):
 
 1. the event contract: only Entry, SitemapRef and Problem; at most one fatal Problem, last;
-2. the same events whole, in random chunks, byte by byte (small inputs), gzipped in one or
-   two members, on the fast (scanner) and the exact (expat) path;
+2. the same events as the reference (the exact, expat path, the input whole) in random chunks
+   on one path (the fast scanner for an odd split seed, expat for an even one) and, on the
+   other path, byte by byte (documents up to ``BYTEWISE_MAX`` bytes) and gzipped in one or
+   two members (a quarter of the header values);
 3. every Entry and SitemapRef loc (and hreflang href) is an http(s) URL with a host and at
    most ``max_loc_length`` characters;
 4. scope: each entry the walk's STRICT filter keeps is, by an oracle that shares no code with
    it (urllib.parse and RFC 3986 normalisation), on the sitemap's scheme, host and port and
    under its folder once dot segments are removed; each index child kept is on its origin;
-5. memory: on sampled inputs, the tracemalloc peak of a parse is under a bound linear in the
-   bytes read.
+5. memory: when the caller asks (the campaign: one input in ``campaign.MEMORY_EVERY``), the
+   tracemalloc peak of a parse is under a bound linear in the bytes read.
+
+:attr:`Outcome.runs` names the reads an input got, so a campaign can count them.
 """
 
 from __future__ import annotations
@@ -168,6 +172,9 @@ class Outcome:
     events: list[Event]
     kept: int  # entries the scope filter kept
     dropped: int  # entries it dropped
+    # The reads compared with the reference (the exact path, whole), each as "how, path":
+    # "chunks fast", "bytes exact", "gzip fast", ...; and "memory" when that was checked.
+    runs: tuple[str, ...] = ()
 
 
 def check(data: bytes, *, memory: bool = False) -> Outcome:
@@ -196,10 +203,13 @@ def _check(data: bytes, memory: bool) -> Outcome:
     reference = run(case, [doc], fast=False)
     check_events(reference, case)
     fast = bool(case.split_seed & 1)
+    path, other = ("fast", "exact") if fast else ("exact", "fast")
+    runs = [f"chunks {path}"]
     _same(f"random chunks, fast={fast}", run(case, random_chunks(doc, rng), fast=fast), reference)
     if len(doc) <= BYTEWISE_MAX:
         bytewise = [doc[i : i + 1] for i in range(len(doc))]
         _same(f"byte by byte, fast={not fast}", run(case, bytewise, fast=not fast), reference)
+        runs.append(f"bytes {other}")
     if case.gzip_members and doc[:2] != b"\x1f\x8b":  # (a gzip in a gzip is read as text)
         packed = gzipped(doc, case.gzip_members, rng)
         _same(
@@ -207,10 +217,12 @@ def _check(data: bytes, memory: bool) -> Outcome:
             run(case, random_chunks(packed, rng), fast=not fast),
             reference,
         )
+        runs.append(f"gzip {other}")
     if memory:
         check_memory(case)
+        runs.append("memory")
     kept, dropped = check_scope(reference, case)
-    return Outcome(reference, kept, dropped)
+    return Outcome(reference, kept, dropped, tuple(runs))
 
 
 # -- the invariants on one list of events ---------------------------------------------------

@@ -10,6 +10,7 @@ the repository: the campaign writes the seeds to a temporary directory.
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import re
 import zlib
@@ -20,7 +21,11 @@ from .harness import HEADER
 
 SEED_LEN = 2_048  # seeds are cut to this (inputs may grow to MAX_LEN): small inputs run fast
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# Next to the checkout, or where SITEMAP_READER_CORPUS says (as for the tests).
+CORPUS = Path(
+    os.environ.get("SITEMAP_READER_CORPUS")
+    or Path(__file__).resolve().parents[2] / "shared" / "corpus"
+)
 
 _NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 _EXT = (

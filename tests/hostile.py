@@ -9,19 +9,36 @@ client goes away or the server shuts down (``Site.closing``), so no handler outl
 Documents that are generated per path (an endless redirect chain, an index fanning out to
 indexes) need routes that match a whole family of paths: build the site with
 ``Site(routes=PrefixRoutes())`` and add a route whose path ends in ``*``.
+
+Also here, for tests/test_hostile.py and benchmarks/bench_hostile.py alike: the documents a
+hostile body starts with (:func:`opening`), the entity attacks, and :func:`measured_walk`,
+a walk with its time, its peak of traced memory and the most documents its frontier held.
 """
 
 from __future__ import annotations
 
+import gc
+import time
+import tracemalloc
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from sitemap_reader import Event, ReaderConfig, SitemapReader
 from tests.helpers import bomb_stream, encode
-from tests.http_site import SITEMAP_NS, Handler, site_of
+from tests.http_site import FAST, SITEMAP_NS, Handler, Run, Served, Site, site_of, urlset
 
 PIECE = 65_536  # the largest write a hostile handler makes
+MiB = 1 << 20
+# What one document may cost while it streams: a 64 KiB read, aiohttp's buffers (up to a few
+# hundred KiB), one 256 KiB inflate step, the parser's buffers and the batches in the queue,
+# plus the hostile server's pieces of at most 64 KiB. Measured: 0.3 to 4 MB.
+PEAK = 16 * MiB
+# The same for several documents in flight at once (four here). Measured: up to 8 MB.
+RUN_PEAK = 32 * MiB
 
 
 class PrefixRoutes(dict[tuple[str | None, str], Handler]):
@@ -227,3 +244,76 @@ def fan_out(origin: str, prefix: str, width: int) -> Handler:
         return response
 
     return handle
+
+
+# -- documents and sites -------------------------------------------------------------------------
+
+
+def hostile_site() -> Site:
+    """A site whose routes may end in ``*`` (documents generated per path)."""
+    return Site(routes=PrefixRoutes())
+
+
+def pages(s: Served, n: int, prefix: str = "/page") -> list[str]:
+    return [s.a(f"{prefix}/{i}") for i in range(n)]
+
+
+def opening(s: Served, n: int, prefix: str = "/page") -> bytes:
+    """A urlset of ``n`` pages without its end tag: what a hostile body starts with."""
+    return urlset(*pages(s, n, prefix)).encode().removesuffix(b"</urlset>\n")
+
+
+ENTITY_ATTACKS = ("billion-laughs", "quadratic-blowup", "xxe")
+SECRET = "TOPSECRET-9d2e71"  # what the XXE attack's file holds: it must never be read
+
+
+def entity_attack(name: str, secret_file: Path) -> bytes:
+    """A urlset whose DOCTYPE declares an entity attack (one of :data:`ENTITY_ATTACKS`)."""
+    declarations = {
+        # ten levels of ten references: 10**9 "lol"s if it were expanded
+        "billion-laughs": '<!ENTITY l0 "lol">'
+        + "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10)),
+        # one 100 kB entity referenced 100,000 times: 10 GB if it were expanded
+        "quadratic-blowup": f'<!ENTITY l9 "{"x" * 100_000}">',
+        "xxe": f'<!ENTITY l9 SYSTEM "{secret_file.as_uri()}">',
+    }[name]
+    references = "&l9;" * (100_000 if name == "quadratic-blowup" else 1)
+    return (
+        f'<?xml version="1.0"?>\n<!DOCTYPE urlset [{declarations}]>\n'
+        f'<urlset xmlns="{SITEMAP_NS}"><url><loc>https://example.com/{references}</loc></url>'
+        "</urlset>\n"
+    ).encode()
+
+
+# -- measuring a walk ----------------------------------------------------------------------------
+
+
+@dataclass
+class Measured:
+    run: Run
+    seconds: float
+    peak: int  # bytes: the tracemalloc peak over the run, server and reader together
+    frontier: int  # the most documents waiting in the frontier, seen after each event
+
+    def within(self, seconds: float, peak: int = PEAK) -> None:
+        assert self.seconds < seconds, f"took {self.seconds:.1f} s"
+        assert self.peak < peak, f"peak {self.peak:,} bytes"
+
+
+async def measured_walk(*sources: str, config: ReaderConfig = FAST) -> Measured:
+    """A walk with its wall time and the peak of traced memory (the server's included)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        events: list[Event] = []
+        frontier = 0
+        async with SitemapReader(config) as reader:
+            async for event in reader.walk(*sources):
+                events.append(event)
+                frontier = max(frontier, reader.progress.queued)
+        seconds = time.monotonic() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return Measured(Run(events), seconds, peak, frontier)

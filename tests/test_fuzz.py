@@ -9,13 +9,23 @@ test that says what was wrong in the parser's own terms.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
 
 import pytest
 
-from fuzz.harness import MAX_LEN, Finding, check, check_events, check_scope, decode, normalise
+from fuzz.harness import (
+    BYTEWISE_MAX,
+    MAX_LEN,
+    Finding,
+    check,
+    check_events,
+    check_scope,
+    decode,
+    normalise,
+)
 from fuzz.mutate import mutate
 from fuzz.seeds import seeds
 from sitemap_reader import Entry, Limits, ScopePolicy
@@ -98,6 +108,20 @@ def test_the_invariants_fail_on_what_they_forbid() -> None:
     )
 
 
+def test_the_reads_an_input_gets_are_as_documented() -> None:
+    """What fuzz/README.md says of how often each read applies: chunks on the fast path for an
+    odd split seed, byte by byte up to BYTEWISE_MAX bytes and gzipped for the top three bits
+    of the first header byte at 6 or 7, both on the other path; memory only when asked."""
+    doc = b"<urlset><url><loc>https://example.com/dir/a</loc></url></urlset>"
+    small, large = doc.ljust(BYTEWISE_MAX), doc.ljust(BYTEWISE_MAX + 1)
+    assert check(b"\0\0\0\1" + small).runs == ("chunks fast", "bytes exact")
+    assert check(b"\0\0\0\2" + small, memory=True).runs == ("chunks exact", "bytes fast", "memory")
+    assert check(b"\0\0\0\1" + large).runs == ("chunks fast",)
+    assert check(b"\xc0\0\0\2" + large).runs == ("chunks exact", "gzip fast")
+    assert check(b"\xe0\0\0\1" + small).runs == ("chunks fast", "bytes exact", "gzip exact")
+    assert check(b"\xa0\0\0\1" + large).runs == ("chunks fast",)  # 5 << 5: no gzip
+
+
 # -- the findings ------------------------------------------------------------------------------
 
 
@@ -109,6 +133,24 @@ def test_finding_stays_fixed(path: Path) -> None:
 
 def test_findings_are_kept() -> None:
     assert len(FINDINGS) >= 20
+
+
+def test_the_readme_quotes_the_last_campaigns_record() -> None:
+    """fuzz/RESULTS.json holds every field the campaign writes (null where a run did not
+    record it, with a note saying so), and README.md quotes it as it is."""
+    root = Path(__file__).resolve().parents[1]
+    record = json.loads((root / "fuzz" / "RESULTS.json").read_text())
+    fields = ["inputs", "seconds", "findings_fixed", "tool", "date", "commit", "dirty"]
+    fields += ["seed_pool", "seed_pool_corpus", "peak_rss_mb", "checks"]
+    assert list(record)[: len(fields)] == fields
+    assert all(record[k] is not None or k in record["notes"] for k in fields)
+    assert record["findings_fixed"] == len(FINDINGS)
+    row = next(
+        line for line in (root / "README.md").read_text().splitlines() if "RESULTS.json`) |" in line
+    )
+    assert f"{record['inputs']:,} inputs in {record['seconds']:,.0f} s" in row
+    assert f"peak RSS of a fuzzing process {record['peak_rss_mb']} MB" in row
+    assert f"commit `{record['commit'][:7]}`" in row
 
 
 def test_loc_without_a_host_is_invalid() -> None:
