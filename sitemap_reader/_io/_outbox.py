@@ -42,10 +42,11 @@ class Outbox:
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
         self._queue: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
+        self._stopped = False
 
     async def emit(self, batch: Sequence[Event]) -> None:
         if batch:
-            await self._queue.put(list(batch))
+            await self._put(list(batch))
 
     async def report(self, report: SitemapVisited) -> None:
         """One document's report, counted as done."""
@@ -53,16 +54,32 @@ class Outbox:
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
-        await self._queue.put([report])
+        await self._put([report])
 
     async def hand_out(self, leaf: Leaf) -> None:
         """Discovery: a leaf, passed on unread."""
         # Discovery batches carry Leaf records (discover_batches' type says so).
-        await self._queue.put([leaf])  # type: ignore[list-item]
+        await self._put([leaf])  # type: ignore[list-item]
 
     async def close(self) -> None:
-        await self._queue.put(None)
+        await self._put(None)
+
+    def stop(self) -> None:
+        """The run was stopped: no batch is taken any more, a consumer waiting is woken."""
+        self._stopped = True
+        if not self._queue.full():
+            self._queue.put_nowait(None)
 
     async def get(self) -> list[Event] | None:
-        """The next batch; None once the run is over."""
+        """The next batch; None once the run is over (or stopped)."""
+        if self._stopped:
+            return None
         return await self._queue.get()
+
+    async def _put(self, batch: list[Event] | None) -> None:
+        if self._stopped:
+            # Nobody reads any more. A worker gets here when its cancellation was lost
+            # (Python 3.11's wait_for drops one that races a finishing wait): it ends here
+            # instead of waiting for room forever.
+            raise asyncio.CancelledError
+        await self._queue.put(batch)
