@@ -19,7 +19,13 @@ from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader
-from sitemap_reader._io._aiohttp_compat import PRIVATE_ATTRIBUTES, peer, private, unread
+from sitemap_reader._io._aiohttp_compat import (
+    PRIVATE_ATTRIBUTES,
+    last_transport,
+    peer,
+    private,
+    unread,
+)
 from tests.http_site import serve, xml
 
 BODY = b"<urlset>" + b"x" * 4_000 + b"</urlset>"
@@ -40,6 +46,7 @@ async def test_every_private_attribute_read_is_tested() -> None:
         ("ClientResponse", "_protocol"),
         ("StreamReader", "_buffer"),
         ("StreamReader", "_buffer_offset"),
+        ("ResponseHandler", "_payload"),
     )
 
 
@@ -134,3 +141,36 @@ async def test_stream_buffer_keeps_a_cut_body_after_the_error(
         assert unread(content) == BODY[10:CUT], changed(
             "what StreamReader._buffer holds after a cut", "the bytes of a cut body"
         )
+
+
+async def test_protocol_payload_is_the_last_response_on_the_connection(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """aiohttp gives a connection back to its pool once a body reaches its count; its
+    protocol's payload stays that response's body until a later response comes on it."""
+    s = await serve(aiohttp_server)
+    s.add("/a.xml", xml("<urlset/>"))
+    s.add("/b.xml", xml("<urlset/>"))
+    connector = aiohttp.TCPConnector(limit=1)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async with session.get(s.a("/a.xml")) as first:
+            await first.read()
+        protocol = private(first, "_protocol")
+        payload = private(protocol, "_payload")
+        assert payload is first.content, changed(
+            f"ResponseHandler._payload (now {payload!r})",
+            "closing an overlong response's connection",
+        )
+        transport = last_transport(first)
+        assert isinstance(transport, asyncio.Transport)
+        assert transport is protocol.transport
+
+        async with session.get(s.a("/b.xml")) as second:  # the same connection, reused
+            await second.read()
+        assert private(second, "_protocol") is protocol, "the one connection was not reused"
+        assert private(protocol, "_payload") is second.content, changed(
+            "ResponseHandler._payload (not the later response's body)",
+            "closing an overlong response's connection",
+        )
+        assert last_transport(first) is None
+        assert last_transport(second) is transport

@@ -14,10 +14,15 @@ test ``tests/test_aiohttp_compat.py`` reads each one on real responses from a se
   before handing over the bytes already buffered, and the public ``read_nowait`` raises the
   same; the entries in those bytes are still read (``_buffer_offset``: what a sized read
   already took of the first buffered piece).
+- ``ResponseHandler._payload``: the body of the last response whose head came on the
+  connection. aiohttp gives a connection back to its pool as soon as a body reaches its
+  Content-Length; closing it afterwards (the server sent more than it counted: see
+  ``_keepalive``) must not cut a later response that has started on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import aiohttp
@@ -27,6 +32,7 @@ PRIVATE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("ClientResponse", "_protocol"),
     ("StreamReader", "_buffer"),
     ("StreamReader", "_buffer_offset"),
+    ("ResponseHandler", "_payload"),
 )
 
 
@@ -37,11 +43,26 @@ def private(obj: object, name: str) -> Any:
 
 def peer(response: aiohttp.ClientResponse) -> Any:
     """The (address, port, ...) the response's socket is connected to, if known."""
+    transport = _transport(response)
+    return None if transport is None else transport.get_extra_info("peername")
+
+
+def last_transport(response: aiohttp.ClientResponse) -> asyncio.Transport | None:
+    """The transport of the connection ``response`` came on, as long as no later response
+    has come on it (it is idle in the pool, or a later request waits for its answer there);
+    None once one has, or when it is unknown."""
+    protocol = private(response, "_protocol")
+    if protocol is None or private(protocol, "_payload") is not response.content:
+        return None
+    return _transport(response)
+
+
+def _transport(response: aiohttp.ClientResponse) -> asyncio.Transport | None:
     connection = response.connection
     transport = connection.transport if connection is not None else None
     if transport is None:  # given back to the pool already: its protocol holds the socket
         transport = getattr(private(response, "_protocol"), "transport", None)
-    return None if transport is None else transport.get_extra_info("peername")
+    return transport
 
 
 def unread(content: aiohttp.StreamReader) -> bytes:

@@ -46,6 +46,7 @@ from .._errors import (
 )
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
+from ._keepalive import retire_if_overrun
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +77,9 @@ class Body(Protocol):
     async def chunk(self, data: bytes) -> bool:
         """The next piece; False: stop reading (a limit was reached)."""
 
-    async def finish(self) -> None:
-        """The body was read to its end (or a handler stopped it)."""
+    async def finish(self) -> bool:
+        """The body was read to its end (or a handler stopped it). False: the document was
+        cut there (it ends before its end), so the server may have counted short."""
 
     def redirect(self, target: str) -> bool:
         """A redirect to ``target`` is about to be followed; False: stop, request nothing more."""
@@ -228,7 +230,8 @@ class Fetcher:
                         await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
-            await body.finish()
+            whole = await body.finish()
+            retire_if_overrun(response, cut=not whole)
 
     async def _open(
         self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body
