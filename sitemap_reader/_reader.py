@@ -15,8 +15,9 @@ from ._config import DEFAULT_CONFIG, ReaderConfig
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
 from ._io._state import StateStore, open_store
-from ._io._walk import Leaf, Progress, Walk, is_url
+from ._io._walk import Leaf, Progress, Walk
 from ._models import Entry, Event
+from ._sources import is_url
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -45,6 +45,7 @@ from .._models import (
     SitemapVisited,
     Status,
 )
+from .._sources import is_url, source_name
 from ._fetch import CHUNK, Fetcher, FetchResult, Response
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from ._state import StateStore
@@ -117,10 +118,6 @@ def normalise(url: str) -> str:
         return url
 
 
-def is_url(source: str) -> bool:
-    return source.lower().startswith(("http://", "https://"))
-
-
 class Walk:
     """One run over ``sources``; iterate :meth:`batches` once."""
 
@@ -171,9 +168,7 @@ class Walk:
             else:
                 self._push(_Job(source, "sitemap", source))
         else:
-            name = os.fspath(source)
-            if name != "-":
-                name = os.path.abspath(name)
+            name = source_name(source)
             self._push(_Job(name, "local", name))
 
     def _push(self, job: _Job) -> bool | str:
