@@ -37,13 +37,8 @@ from ._errors import (
     TransportError,
     UnsafeXMLError,
 )
-from ._io._state import (
-    MemoryStateStore,
-    SqliteStateStore,
-    StateStore,
-    StoreSummary,
-    default_state_path,
-)
+from ._io._state import StateStore, default_state_path
+from ._io._state_sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
 from ._models import (
     Alternate,
     ChangeFreq,
@@ -64,7 +59,8 @@ from ._models import (
 from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
-    from ._io._walk import Leaf, Progress
+    from ._core._jobs import Leaf
+    from ._io._outbox import Progress
     from ._reader import SitemapReader
     from ._sync import collect_urls_sync, entries_sync, walk_sync
     from ._table import (
@@ -82,9 +78,9 @@ if _typing.TYPE_CHECKING:
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
 # pandas are optional extras (imported when a function needs them).
 _LAZY = {
-    "Leaf": "._io._walk",
+    "Leaf": "._core._jobs",
     "ParquetSink": "._table",
-    "Progress": "._io._walk",
+    "Progress": "._io._outbox",
     "SitemapReader": "._reader",
     "collect_urls_sync": "._sync",
     "entries_sync": "._sync",

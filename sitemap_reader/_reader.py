@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, cast
 import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
+from ._io._incremental import feed_store
+from ._io._outbox import Progress
 from ._io._state import StateStore, open_store
-from ._io._walk import Leaf, Progress, Walk
+from ._io._walk import Walk
 from ._models import Entry, Event
 from ._sources import is_url
 
@@ -56,6 +59,7 @@ class SitemapReader:
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
         ValueError: ``config.incremental.changes`` without a state.
+        TypeError: ``config.incremental.changes`` with a store that has no change feed.
     """
 
     def __init__(
@@ -66,8 +70,11 @@ class SitemapReader:
         state: StateStore | str | os.PathLike[str] | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
-        if self.config.incremental.changes and state is None:
-            raise ValueError("the change feed (incremental.changes) needs a state store")
+        if self.config.incremental.changes:
+            if state is None:
+                raise ValueError("the change feed (incremental.changes) needs a state store")
+            if not isinstance(state, (str, os.PathLike)):
+                feed_store(state)  # a store without a change feed is refused here, not mid-run
         self._session = session
         self._owns_session = session is None
         self._state = _State.UNOPENED
@@ -143,15 +150,15 @@ class SitemapReader:
         fetcher = Fetcher(
             self._session,
             self.config,
-            None if deadline is None else time.monotonic() + deadline,
-            self._guard,
+            deadline=None if deadline is None else time.monotonic() + deadline,
+            guard=self._guard,
         )
         return Walk(
             fetcher,
             self.config,
             sources,
-            self.progress,
-            self._store,
+            progress=self.progress,
+            store=self._store,
             defer_leaves=defer_leaves,
             leaves=leaves,
         )

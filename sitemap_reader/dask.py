@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._config import ReaderConfig
-from ._io._walk import Leaf
+from ._core._jobs import Leaf
 from ._models import Entry, Problem
 from ._reader import SitemapReader
 from ._sources import is_url

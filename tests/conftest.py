@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
+
+from .helpers import CORPUS
 
 # No per-example deadline: a 2-core CI runner under load is slow in bursts, and a flaky
 # deadline failure says nothing about the parser.
@@ -19,3 +23,13 @@ settings.load_profile("sitemap-reader")
 def fast(request: pytest.FixtureRequest) -> bool:
     """Run an XML test on both paths: the scanner (fast) and expat alone (exact)."""
     return bool(request.param)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under CI a missing corpus fails the run: skipping its tests would pass in silence."""
+    ci = os.environ.get("CI", "").lower() in ("true", "1", "yes")
+    if ci and not (CORPUS / "MANIFEST.tsv").is_file():
+        raise pytest.UsageError(
+            f"CI is set but the real-world corpus is missing at {CORPUS}: "
+            "its tests would be skipped, so the run fails instead"
+        )

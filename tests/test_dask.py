@@ -293,14 +293,10 @@ def test_import_sitemap_reader_needs_no_dask() -> None:
 def test_plan_splits_a_site_of_few_large_leaves() -> None:
     """Batching goes by leaf count and by bytes: three 1 MB leaves are three tasks, three
     small ones of another site share one, and unknown sizes count as small."""
-    from sitemap_reader._io._walk import _Job
     from sitemap_reader.dask import _Found, _plan
 
     def leaves(site: str, sizes: list[int | None]) -> tuple[Leaf, ...]:
-        return tuple(
-            Leaf(f"{site}{i}.xml", site, "", 0, None, _Job(f"{site}{i}.xml", "sitemap", site), n)
-            for i, n in enumerate(sizes)
-        )
+        return tuple(Leaf(f"{site}{i}.xml", site, "", 0, None, size=n) for i, n in enumerate(sizes))
 
     big = _Found("http://a/", leaves("http://a/", [1_000_000] * 3), ())
     small = _Found("http://b/", leaves("http://b/", [10_000, None, 5_000]), ())

@@ -39,6 +39,7 @@ from sitemap_reader import (
     walk_sync,
 )
 from sitemap_reader._cli import main
+from sitemap_reader._io._state import ChangeFeedStore
 from tests.http_site import (
     FAST,
     Run,
@@ -115,11 +116,21 @@ def size(body: str) -> int:
 @pytest.fixture(params=["sqlite", "memory"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> StateStore:
     """Every walk test runs on both stores: they keep one contract."""
-    if request.param == "memory":
-        return MemoryStateStore()
-    made = SqliteStateStore(tmp_path / "state.sqlite")
+    made = (
+        MemoryStateStore()
+        if request.param == "memory"
+        else SqliteStateStore(tmp_path / "state.sqlite")
+    )
     request.addfinalizer(made.close)
     return made
+
+
+class WithoutFeed:
+    """A store with no change feed: the skipping half of a SQLite store, and nothing more."""
+
+    def __init__(self, inner: SqliteStateStore) -> None:
+        self.get, self.put, self.touch = inner.get, inner.put, inner.touch
+        self.states, self.close = inner.states, inner.close
 
 
 # -- skipping by the index's lastmod ------------------------------------------------------------
@@ -176,6 +187,34 @@ async def test_second_run_fetches_only_children_whose_lastmod_moved_or_that_are_
     assert all(r.url != s.a("/d.xml") for r in second.reports)
     assert (progress.unchanged, progress.bytes_saved) == (1, size(a))
     assert second.problems == []
+
+
+async def test_a_store_without_a_change_feed_skips_and_refuses_the_feed(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    """A store that only remembers documents (no stage, changes...) serves skipping: the
+    second run fetches the index alone. Asking it for the change feed is refused up front,
+    naming the store, before anything is read."""
+    s = await serve(aiohttp_server)
+    s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2024-01-01"))))
+    s.add("/a.xml", xml(urlset(s.a("/p/a1"))))
+    store = WithoutFeed(SqliteStateStore(tmp_path / "state.sqlite"))
+    try:
+        assert not isinstance(store, ChangeFeedStore)
+        first, _ = await run(store, s.a("/index.xml"))
+        assert first.locs == [s.a("/p/a1")]
+        mark = len(s.site.hits)
+
+        second, progress = await run(store, s.a("/index.xml"))
+
+        assert fetched(s, mark) == ["/index.xml"]
+        assert second.entries == []
+        assert progress.unchanged == 1
+        with pytest.raises(TypeError, match="WithoutFeed has no stage"):
+            SitemapReader(config(changes=True), state=store)
+        assert len(s.site.hits) == mark + 1  # the refusal read nothing
+    finally:
+        store.close()
 
 
 async def test_child_without_lastmod_in_its_index_is_always_fetched(

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import aiohttp
 from tenacity import (
@@ -31,6 +31,7 @@ from yarl import URL
 from .._config import ReaderConfig, RetryPolicy, Timeouts
 from .._core._gzip import Gunzip, GzipError
 from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 
 logger = logging.getLogger(__name__)
@@ -98,7 +99,6 @@ class Fetcher:
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
-        self.requests = 0
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
@@ -206,8 +206,8 @@ class Fetcher:
                 if isinstance(exc, aiohttp.ClientPayloadError):
                     # aiohttp raises a cut before handing over what it had buffered (a short
                     # body arrives with the close): pass it on, what came before the cut
-                    # is kept. The buffer is aiohttp-private, hence getattr.
-                    rest = b"".join(getattr(content, "_buffer", ()))
+                    # is kept.
+                    rest = unread(content)
                     rest = rest[: max(self._max_total - self.bytes, 0)]
                     if rest:
                         result.bytes += len(rest)
@@ -227,7 +227,6 @@ class Fetcher:
         for _hop in range(self._config.limits.max_redirects + 1):
             if guard is not None:
                 await guard.vet(current)  # every hop, before it is requested
-            self.requests += 1
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
             response = await clock.wait(
@@ -242,7 +241,7 @@ class Fetcher:
             )
             if guard is not None:
                 try:
-                    guard.check_peer(current, _peer(response))
+                    guard.check_peer(current, peer(response))
                 except AddressRefused:
                     response.release()
                     raise
@@ -329,20 +328,6 @@ class _NetworkClock:
             raise asyncio.TimeoutError(self.cause) from None
         finally:
             self._waited += time.monotonic() - start
-
-
-def _peer(response: aiohttp.ClientResponse) -> Any:
-    """The (address, port, ...) the response's connection is connected to, if known.
-
-    A short body read whole with the headers has already given its connection back to the
-    pool; its protocol (aiohttp-private, hence getattr) still holds the socket.
-    """
-    connection = response.connection
-    transport = connection.transport if connection is not None else None
-    if transport is None:
-        protocol = getattr(response, "_protocol", None)
-        transport = getattr(protocol, "transport", None)
-    return None if transport is None else transport.get_extra_info("peername")
 
 
 # Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a gzip stream

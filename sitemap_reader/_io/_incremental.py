@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .._config import Incremental
-from .._models import EntryChange, Format, SitemapRef, SitemapState, Status
+from .._models import Entry, EntryChange, Format, SitemapRef, SitemapState, Status
 from ._fetch import FetchResult
-from ._state import StateStore
+from ._state import ChangeFeedStore, StateStore
 
 # Documents that carry entries: the ones worth holding back to compare their bytes.
 ENTRY_FORMATS = frozenset({Format.URLSET, Format.TEXT, Format.RSS, Format.ATOM})
@@ -57,6 +57,10 @@ class Tracker:
         self.store = store
         self.policy = policy
         self.changes = policy.changes
+        # The store's change feed, when the run asks for it (only then are entries kept).
+        self.feed: ChangeFeedStore | None = None
+        if policy.changes:
+            self.feed = feed_store(store)
 
     def plan(self, url: str, lastmod: datetime | None) -> Plan:
         """How to fetch ``url``, which its naming index says changed at ``lastmod``."""
@@ -91,8 +95,8 @@ class Tracker:
     ) -> None:
         """Record a document read to its end; forget what was staged for one that was not."""
         if result.error is not None or not result.read or status not in (Status.OK, Status.PARTIAL):
-            if self.changes:
-                self.store.discard(url)
+            if self.feed is not None:
+                self.feed.discard(url)
             return
         at = now()
         self.store.put(
@@ -124,12 +128,17 @@ class Tracker:
             last_modified=result.last_modified,
         )
 
+    def stage(self, url: str, entries: Sequence[Entry]) -> None:
+        """Entries of ``url`` read for the change feed, kept aside until it is settled."""
+        assert self.feed is not None, "entries are staged only with the change feed on"
+        self.feed.stage(url, entries)
+
     def change_batches(self) -> Iterator[list[EntryChange]]:
         """The change feed, in batches (nothing without ``changes``)."""
-        if not self.changes:
+        if self.feed is None:
             return
         batch: list[EntryChange] = []
-        for change in self.store.changes():
+        for change in self.feed.changes():
             batch.append(change)
             if len(batch) >= CHANGE_BATCH:
                 yield batch
@@ -139,5 +148,15 @@ class Tracker:
 
     def delivered(self) -> None:
         """The run handed every change out: the next feed starts from here."""
-        if self.changes:
-            self.store.delivered()
+        if self.feed is not None:
+            self.feed.delivered()
+
+
+def feed_store(store: StateStore) -> ChangeFeedStore:
+    """``store`` as a change feed, or a TypeError saying it has none."""
+    if not isinstance(store, ChangeFeedStore):
+        raise TypeError(
+            f"the change feed (incremental.changes) needs a store with one: {type(store).__name__} "
+            "has no stage, discard, changes and delivered (SqliteStateStore has)"
+        )
+    return store

@@ -1,0 +1,68 @@
+"""What a run hands out: batches on a bounded queue to the consumer, and live counters.
+
+The queue is short on purpose: a slow consumer slows the fetching, and memory stays
+bounded by the work in flight, never by the size of the site.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .._core._jobs import Leaf
+from .._models import Event, SitemapVisited, Status
+
+
+@dataclass
+class Progress:
+    """Live counters of a run, for progress displays (read them at any time)."""
+
+    queued: int = 0  # documents waiting in the frontier
+    active: int = 0  # documents being read now
+    done: int = 0  # documents finished (any status)
+    failed: int = 0
+    entries: int = 0  # page URLs passed on
+    dropped: int = 0  # page URLs left out (scope)
+    bytes: int = 0  # body bytes received
+    unchanged: int = 0  # documents found unchanged since the last run (a state store)
+    bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
+    # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
+    budget: str | None = None
+    not_read: int = 0  # documents named but neither queued nor read: a budget was reached
+    started: float = field(default_factory=time.monotonic)
+
+
+class Outbox:
+    """The batches of one run, from its workers to its consumer; None ends them."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
+        # what waits here is most of a run's memory.
+        self._queue: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
+
+    async def emit(self, batch: Sequence[Event]) -> None:
+        if batch:
+            await self._queue.put(list(batch))
+
+    async def report(self, report: SitemapVisited) -> None:
+        """One document's report, counted as done."""
+        progress = self.progress
+        progress.done += 1
+        if report.status is Status.FAILED:
+            progress.failed += 1
+        await self._queue.put([report])
+
+    async def hand_out(self, leaf: Leaf) -> None:
+        """Discovery: a leaf, passed on unread."""
+        # Discovery batches carry Leaf records (discover_batches' type says so).
+        await self._queue.put([leaf])  # type: ignore[list-item]
+
+    async def close(self) -> None:
+        await self._queue.put(None)
+
+    async def get(self) -> list[Event] | None:
+        """The next batch; None once the run is over."""
+        return await self._queue.get()
