@@ -7,6 +7,7 @@
     ├── FetchError            a document could not be fetched (url)
     │   ├── HTTPStatusError   an HTTP status that is not success (status)
     │   ├── TransportError    timeouts, resets, DNS, refused connections
+    │   ├── ContentEncodingError  a Content-Encoding that cannot be undone here
     │   └── AddressRefused    the SSRF guard: a host that resolves to a private address
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
 
@@ -82,6 +83,11 @@ class HTTPStatusError(FetchError):
 
 class TransportError(FetchError):
     """Connection refused or reset, DNS failure, timeout: worth another try."""
+
+
+class ContentEncodingError(FetchError):
+    """The body has a Content-Encoding this reader cannot undo: unknown, or its library is
+    not installed here. Not retried: asking again brings the same coding."""
 
 
 class AddressRefused(FetchError):

@@ -10,14 +10,21 @@ import gzip
 import itertools
 import os
 import random
+import sys
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import brotli
 import pytest
 
 from sitemap_reader import Entry, Event, Problem, SitemapParser, SitemapRef
+
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:
+    from backports import zstd
 
 URL = "https://example.com/dir/sitemap.xml"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -103,6 +110,22 @@ def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
+def encode(data: bytes, coding: str) -> bytes:
+    """``data`` in a content coding: gzip, deflate (zlib-wrapped, as HTTP says), deflate-raw
+    (what some servers send as deflate), br or zstd."""
+    if coding == "gzip":
+        return gz(data)
+    if coding == "deflate":
+        return zlib.compress(data)
+    if coding == "br":
+        return bytes(brotli.compress(data, quality=5))  # Apache's default, and fast
+    if coding == "zstd":
+        return zstd.compress(data)
+    assert coding == "deflate-raw", coding
+    raw = zlib.compressobj(wbits=-15)
+    return raw.compress(data) + raw.flush()
+
+
 # -- looking at events ----------------------------------------------------------------
 
 
@@ -169,21 +192,58 @@ def sitemap_block(loc: str, lastmod: str | None = None) -> str:
     return f"<sitemap><loc>{loc}</loc>{last}</sitemap>"
 
 
-def gzip_bomb_stream(
-    prefix: bytes, fill: bytes, total: int, chunk: int = 65_536
-) -> Iterator[bytes]:
-    """A gzip stream of ``prefix`` and then ``total`` bytes of ``fill``, made lazily.
+def damaged_midway(data: bytes, coding: str) -> bytes:
+    """``data`` in ``coding`` (br or zstd), compressed in two halves with a flush between,
+    the second half's first header made invalid: a fault that each library detects where it
+    is, after the first half. zstd: the block type set to the reserved 3. br: a metadata
+    meta-block whose reserved bit is set."""
+    half = len(data) // 2
+    if coding == "zstd":
+        z = zstd.ZstdCompressor()
+        first = z.compress(data[:half]) + z.flush(zstd.ZstdCompressor.FLUSH_BLOCK)
+        second = bytearray(z.compress(data[half:]) + z.flush(zstd.ZstdCompressor.FLUSH_FRAME))
+        second[0] |= 0b110
+    else:
+        assert coding == "br", coding
+        b = brotli.Compressor(quality=5)
+        first = b.process(data[:half]) + b.flush()
+        second = bytearray(b.process(data[half:]) + b.finish())
+        second[0] = 0b1110  # ISLAST 0, MNIBBLES 0 (metadata), reserved bit 1
+    return bytes(first + second)
 
-    After a full flush deflate starts afresh, so one MiB of ``fill`` always compresses to the
-    same bytes: the stream is that block repeated, and nothing near ``total`` is ever held.
-    The stream has no end (no trailer): a parser must stop long before it anyway.
+
+def bomb_stream(
+    prefix: bytes, fill: bytes, total: int, *, coding: str = "gzip", chunk: int = 65_536
+) -> Iterator[bytes]:
+    """A ``coding`` stream of ``prefix`` and then ``total`` bytes of ``fill``, made lazily.
+
+    gzip and deflate: after a full flush deflate starts afresh, so one MiB of ``fill`` always
+    compresses to the same bytes and the stream is that block repeated. br and zstd: each MiB
+    is compressed as it comes, at the fastest level (a few milliseconds). Nothing near
+    ``total`` is ever held. The stream has no end (no trailer): a reader must stop long
+    before it anyway.
     """
-    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
     block = fill * ((1 << 20) // len(fill))
-    buf = comp.compress(prefix) + comp.flush(zlib.Z_FULL_FLUSH)
-    repeat = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
-    for _ in range(total // len(block)):
-        buf += repeat
+    pieces: Iterable[bytes]
+    if coding in ("gzip", "deflate"):
+        comp = zlib.compressobj(9, zlib.DEFLATED, 31 if coding == "gzip" else 15)
+        head = comp.compress(prefix) + comp.flush(zlib.Z_FULL_FLUSH)
+        repeat = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
+        pieces = itertools.chain([head], itertools.repeat(repeat, total // len(block)))
+    else:
+        assert coding in ("br", "zstd"), coding
+        step = (
+            brotli.Compressor(quality=1).process
+            if coding == "br"
+            else zstd.ZstdCompressor(1).compress
+        )
+        pieces = (
+            step(piece)
+            for piece in itertools.chain([prefix], itertools.repeat(block, total // len(block)))
+        )
+    buf = b""
+    for piece in pieces:
+        buf += piece
         while len(buf) >= chunk:
             yield buf[:chunk]
             buf = buf[chunk:]

@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.helpers import gz, gzip_bomb_stream
+from tests.helpers import bomb_stream, encode
 from tests.http_site import SITEMAP_NS, Handler, site_of
 
 PIECE = 65_536  # the largest write a hostile handler makes
@@ -138,30 +138,31 @@ def short_length(body: bytes, counted: int, *, pause: float = 0.0) -> Handler:
 # -- compression -------------------------------------------------------------------------------
 
 
-def gzip_bomb(prefix: bytes, fill: bytes, total: int, *, transport: bool) -> Handler:
-    """``prefix`` and ``total`` bytes of ``fill``, gzipped lazily (about 1,000 to 1): a ``.gz``
-    file (application/gzip) or, with ``transport``, a body sent with ``Content-Encoding:
-    gzip``, which the HTTP client inflates before the reader sees it."""
-    content_type = "application/xml" if transport else "application/gzip"
-    headers = {"Content-Encoding": "gzip"} if transport else None
+def bomb(prefix: bytes, fill: bytes, total: int, *, coding: str | None) -> Handler:
+    """``prefix`` and ``total`` bytes of ``fill``, compressed lazily (1,000 to 1 or more): a
+    ``.gz`` file (application/gzip) when ``coding`` is None, else a body sent with that
+    ``Content-Encoding`` (gzip, deflate, br or zstd), which the fetcher inflates."""
+    content_type = "application/gzip" if coding is None else "application/xml"
+    headers = None if coding is None else {"Content-Encoding": coding}
 
     async def handle(request: web.Request) -> web.StreamResponse:
         response = await _start(request, content_type=content_type, headers=headers)
-        await _send(request, response, gzip_bomb_stream(prefix, fill, total))
+        await _send(request, response, bomb_stream(prefix, fill, total, coding=coding or "gzip"))
         return response
 
     return handle
 
 
-def cut_transport_gzip(body: bytes, keep: int) -> Handler:
-    """``Content-Encoding: gzip`` whose stream stops after ``keep`` compressed bytes, with a
-    Content-Length that matches what is sent: nothing but the gzip stream says it was cut."""
-    data = gz(body)[:keep]
+def cut_transport(body: bytes, keep: float, coding: str) -> Handler:
+    """A ``coding`` stream (see :func:`tests.helpers.encode`) that stops after ``keep`` of
+    its bytes (a fraction), with a Content-Length that matches what is sent: nothing but the
+    stream says it was cut."""
+    data = encode(body, coding)
+    data = data[: int(len(data) * keep)]
+    headers = {"Content-Encoding": coding.removesuffix("-raw")}  # deflate-raw is sent as deflate
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        return web.Response(
-            body=data, content_type="application/xml", headers={"Content-Encoding": "gzip"}
-        )
+        return web.Response(body=data, content_type="application/xml", headers=headers)
 
     return handle
 

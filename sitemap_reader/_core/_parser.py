@@ -18,8 +18,8 @@ from typing import Protocol
 
 from .._config import DEFAULT_LIMITS, Limits
 from .._models import Event, Format
+from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
-from ._gzip import GZIP_MAGIC, Gunzip, GzipError
 from ._text import TextHandler
 from ._xml import XmlHandler
 
@@ -163,7 +163,7 @@ class SitemapParser:
                 self._plain(piece)
                 if self._doc.ended:
                     return
-        except GzipError as exc:
+        except CodingError as exc:
             self._end_handler(cut=True)
             self._doc.fail(
                 "gzip-error",

@@ -17,7 +17,14 @@ from .._core._jobs import Job, JobKind, normalise
 from .._core._judge import Refusal, judge_child, judge_hop, judge_landing
 from .._core._parser import SitemapParser
 from .._core._scope import Scope, ScopeFilter
-from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._errors import (
+    AddressRefused,
+    ContentEncodingError,
+    FetchError,
+    HTTPStatusError,
+    LimitExceeded,
+    TransportError,
+)
 from .._models import Entry, Event, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
@@ -374,6 +381,8 @@ def error_kind(error: Exception) -> str:
         return error.kind
     if isinstance(error, AddressRefused):
         return "private-address"
+    if isinstance(error, ContentEncodingError):
+        return "content-encoding"
     if isinstance(error, FetchError):
         return "redirect"
     return "error"

@@ -29,8 +29,21 @@ from tenacity.wait import wait_base
 from yarl import URL
 
 from .._config import ReaderConfig, RetryPolicy, Timeouts
-from .._core._gzip import Gunzip, GzipError
-from .._errors import AddressRefused, FetchError, HTTPStatusError, LimitExceeded, TransportError
+from .._core._codings import (
+    CodingError,
+    Decoder,
+    UnsupportedCoding,
+    accept_encoding,
+    decoder_for,
+)
+from .._errors import (
+    AddressRefused,
+    ContentEncodingError,
+    FetchError,
+    HTTPStatusError,
+    LimitExceeded,
+    TransportError,
+)
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 
@@ -176,15 +189,15 @@ class Fetcher:
             if response.status == 304 or not body.start(info, result.attempts):
                 return
             content = response.content
-            gunzip = _gunzip(response, str(final))
+            decoder = _decoder(response, str(final))
             try:
                 while True:
                     data = await clock.wait(content.readany())
                     if not data:
-                        if gunzip is not None and not gunzip.complete:
+                        if decoder is not None and not decoder.complete:
                             raise TransportError(
-                                "the gzip Content-Encoding stream ends before its end after "
-                                f"{result.bytes:,} bytes of the body",
+                                f"the {decoder.name} Content-Encoding stream ends before its "
+                                f"end after {result.bytes:,} bytes of the body",
                                 url=str(final),
                             )
                         break
@@ -193,7 +206,7 @@ class Fetcher:
                         data = data[: max(room, 0)]  # the budget ends inside this piece
                     result.bytes += len(data)
                     self.bytes += len(data)
-                    if data and not await _pass_on(body, gunzip, data, str(final)):
+                    if data and not await _pass_on(body, decoder, data, str(final)):
                         break
                     if self.bytes >= self._max_total:
                         raise LimitExceeded(
@@ -212,7 +225,7 @@ class Fetcher:
                     if rest:
                         result.bytes += len(rest)
                         self.bytes += len(rest)
-                        await _pass_on(body, gunzip, rest, str(final))
+                        await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             await body.finish()
@@ -234,8 +247,8 @@ class Fetcher:
                     current,
                     allow_redirects=False,
                     timeout=clock.aiohttp,
-                    headers={**_ACCEPT_GZIP, **(headers or {})},
-                    auto_decompress=False,  # see _gunzip
+                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
+                    auto_decompress=False,  # see _decoder
                 ),
                 connect=True,
             )
@@ -330,35 +343,32 @@ class _NetworkClock:
             self._waited += time.monotonic() - start
 
 
-# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a gzip stream
-# ends where the body does, so a cut one passed as whole (a text sitemap's last line, cut,
-# came out as a wrong URL). Only gzip is asked for; it is what servers use for sitemaps.
-_ACCEPT_GZIP = {"Accept-Encoding": "gzip"}
+# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a stream ends
+# where the body does, so a cut one passed as whole (a text sitemap's last line, cut, came
+# out as a wrong URL). What is asked for (accept_encoding) is what this machine can undo;
+# a server may send another coding unasked.
+def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
+    """The decoder of the response's Content-Encoding: None for none.
+
+    A coding that cannot be undone here is final: asking again brings the same one.
+    """
+    try:
+        return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
+    except UnsupportedCoding as exc:
+        raise ContentEncodingError(f"{exc}: not read", url=url) from None
 
 
-def _gunzip(response: aiohttp.ClientResponse, url: str) -> Gunzip | None:
-    """The decoder of the response's Content-Encoding: None for none, else gzip's."""
-    encoding = response.headers.get("Content-Encoding", "").strip().lower()
-    if encoding in ("", "identity"):
-        return None
-    if encoding in ("gzip", "x-gzip"):
-        return Gunzip()
-    raise TransportError(
-        f"the body has a Content-Encoding that was not asked for: {encoding!r}", url=url
-    )
-
-
-async def _pass_on(body: Body, gunzip: Gunzip | None, data: bytes, url: str) -> bool:
-    """Hand ``data`` to ``body``, inflated a bounded piece at a time; False: stop reading."""
-    if gunzip is None:
+async def _pass_on(body: Body, decoder: Decoder | None, data: bytes, url: str) -> bool:
+    """Hand ``data`` to ``body``, decoded a bounded piece at a time; False: stop reading."""
+    if decoder is None:
         return await body.chunk(data)
     try:
-        for piece in gunzip.feed(data):
+        for piece in decoder.feed(data):
             if not await body.chunk(piece):
                 return False
-    except GzipError as exc:
+    except CodingError as exc:
         raise TransportError(
-            f"the gzip Content-Encoding stream is corrupt ({exc})", url=url
+            f"the {exc.coding} Content-Encoding stream is corrupt ({exc})", url=url
         ) from exc
     return True
 
