@@ -161,6 +161,7 @@ PUBLIC_NAMES = [
     "ParquetSink",
     "ParseError",
     "Problem",
+    "ProblemKind",
     "Progress",
     "ReaderConfig",
     "RetryPolicy",
