@@ -61,7 +61,7 @@ from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
     from ._core._jobs import Leaf
-    from ._io._outbox import Progress
+    from ._io._outbox import Batch, Progress
     from ._reader import SitemapReader
     from ._sync import collect_urls_sync, entries_sync, walk_sync
     from ._table import (
@@ -79,6 +79,7 @@ if _typing.TYPE_CHECKING:
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
 # pandas are optional extras (imported when a function needs them).
 _LAZY = {
+    "Batch": "._io._outbox",
     "Leaf": "._core._jobs",
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
@@ -107,6 +108,7 @@ __all__ = [
     "WELL_KNOWN_PATHS",
     "AddressRefused",
     "Alternate",
+    "Batch",
     "ChangeFreq",
     "ChangeKind",
     "Entry",
