@@ -14,28 +14,10 @@ from pathlib import Path
 import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import (
-    Entry,
-    Leaf,
-    Problem,
-    SitemapReader,
-    SitemapVisited,
-    problem_schema,
-    read_dataframe,
-    read_dataframe_sync,
-)
+import sitemap_reader as sr
 from sitemap_reader._cli import main
-from tests.http_site import (
-    FAST,
-    Served,
-    ThreadedServer,
-    serve,
-    sitemapindex,
-    status,
-    text,
-    urlset,
-    xml,
-)
+from tests import http_site as hs
+from tests.http_site import FAST, Served, ThreadedServer, serve
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -45,18 +27,21 @@ PROBLEM_COLUMNS = ["site", "url", "kind", "message", "fatal"]
 
 
 def _site(s: Served, tag: str, *, missing: bool = False) -> None:
-    """robots.txt -> an index -> two urlsets of pages under ``/tag/`` (and a 404 child)."""
+    """robots.txt -> an index -> two urlsets of pages under ``/tag/`` (and a child that is
+    missing: 404)."""
     children = [s.a("/a.xml"), s.a("/b.xml")] + ([s.a("/missing.xml")] if missing else [])
-    s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
-    s.add("/index.xml", xml(sitemapindex(*children)))
-    s.add("/a.xml", xml(urlset(*(s.a(f"/{tag}/a/{i}") for i in range(4)))))
-    s.add("/b.xml", xml(urlset(*(s.a(f"/{tag}/b/{i}") for i in range(2)))))
-    s.add("/missing.xml", status(404))
+    s.add("/robots.txt", hs.text(f"Sitemap: {s.a('/index.xml')}\n"))
+    s.add("/index.xml", hs.xml(hs.sitemapindex(*children)))
+    s.add("/a.xml", hs.xml(hs.urlset(*(s.a(f"/{tag}/a/{i}") for i in range(4)))))
+    s.add("/b.xml", hs.xml(hs.urlset(*(s.a(f"/{tag}/b/{i}") for i in range(2)))))
+    # /missing.xml is no route: the server answers 404
 
 
 def _local(tmp_path: Path) -> Path:
     path = tmp_path / "local.xml"
-    path.write_text(urlset(*(f"https://e.invalid/local/{i}" for i in range(3))), encoding="utf-8")
+    path.write_text(
+        hs.urlset(*(f"https://e.invalid/local/{i}" for i in range(3))), encoding="utf-8"
+    )
     return path
 
 
@@ -78,21 +63,21 @@ async def test_each_batch_names_the_source_it_descends_from(
     prefixes = {one.a("/"): one.a("/"), two.a("/index.xml"): two.a("/"), str(local): str(local)}
     entries: Counter[str | None] = Counter()
     reports: Counter[str | None] = Counter()
-    problems: list[tuple[str | None, Problem]] = []
+    problems: list[tuple[str | None, sr.Problem]] = []
 
-    async with SitemapReader(FAST) as reader:
+    async with sr.SitemapReader(FAST) as reader:
         async for batch in reader.walk_batches(one.a("/"), two.a("/index.xml"), "local.xml"):
             assert isinstance(batch, list) and batch.root in prefixes
             prefix = prefixes[batch.root]
             for event in batch:
-                if type(event) is Entry:
+                if type(event) is sr.Entry:
                     entries[batch.root] += 1
                     assert event.sitemap.startswith(prefix)
-                elif type(event) is SitemapVisited:
+                elif type(event) is sr.SitemapVisited:
                     reports[batch.root] += 1
                     assert event.url.startswith(prefix)
                 else:
-                    assert type(event) is Problem and event.url.startswith(prefix)
+                    assert type(event) is sr.Problem and event.url.startswith(prefix)
                     problems.append((batch.root, event))
 
     assert entries == {one.a("/"): 6, two.a("/index.xml"): 6, str(local): 3}
@@ -111,22 +96,22 @@ async def test_leaves_are_read_under_the_root_they_were_found_for(
     one, two = await serve(aiohttp_server), await serve(aiohttp_server)
     _site(one, "one")
     _site(two, "two")
-    async with SitemapReader(FAST) as reader:
+    async with sr.SitemapReader(FAST) as reader:
         leaves = [
             item
             async for batch in reader.discover_batches(one.a("/"), two.a("/"))
             for item in batch
-            if type(item) is Leaf
+            if type(item) is sr.Leaf
         ]
     assert Counter(leaf.root for leaf in leaves) == {one.a("/"): 2, two.a("/"): 2}
     tags = {one.a("/"): "/one/", two.a("/"): "/two/"}
 
-    async with SitemapReader(FAST) as reader:
+    async with sr.SitemapReader(FAST) as reader:
         locs: Counter[str | None] = Counter()
         async for batch in reader.leaf_batches(*leaves):
             assert batch.root in tags
             for event in batch:
-                if type(event) is Entry:
+                if type(event) is sr.Entry:
                     assert tags[batch.root] in event.loc
                     locs[batch.root] += 1
     assert locs == {one.a("/"): 6, two.a("/"): 6}
@@ -199,12 +184,14 @@ async def test_read_dataframe_returns_the_problems_of_a_failed_and_a_cut_child(
     site, the child's URL, the kind and fatal set; the entries before the cut are kept."""
     s = await serve(aiohttp_server)
     _site(s, "x", missing=True)
-    whole = urlset(*(s.a(f"/x/cut/{i}") for i in range(3)))
-    s.add("/cut.xml", xml(whole[: whole.index(s.a("/x/cut/2"))]))  # ends inside a <loc>
-    s.add("/index.xml", xml(sitemapindex(s.a("/a.xml"), s.a("/missing.xml"), s.a("/cut.xml"))))
+    whole = hs.urlset(*(s.a(f"/x/cut/{i}") for i in range(3)))
+    s.add("/cut.xml", hs.xml(whole[: whole.index(s.a("/x/cut/2"))]))  # ends inside a <loc>
+    s.add(
+        "/index.xml", hs.xml(hs.sitemapindex(s.a("/a.xml"), s.a("/missing.xml"), s.a("/cut.xml")))
+    )
     root = s.a("/")
 
-    entries, problems = await read_dataframe(root, config=FAST, problems=True)
+    entries, problems = await sr.read_dataframe(root, config=FAST, problems=True)
 
     assert list(problems.columns) == PROBLEM_COLUMNS
     assert [str(d) for d in problems.dtypes] == _empty_problems_dtypes()
@@ -219,7 +206,7 @@ async def test_read_dataframe_returns_the_problems_of_a_failed_and_a_cut_child(
     )
     assert set(entries["source"]) == {root}
     # without the keyword, the one frame it always returned
-    alone = await read_dataframe(root, config=FAST)
+    alone = await sr.read_dataframe(root, config=FAST)
     assert isinstance(alone, pd.DataFrame) and alone.equals(entries)
 
 
@@ -228,12 +215,12 @@ def test_a_clean_read_has_an_empty_problems_frame_of_the_schema() -> None:
     are problem_schema's (the schema of dask.read_sites' problems frame too)."""
     with ThreadedServer() as s:
         _site(s, "clean")
-        entries, problems = read_dataframe_sync(s.a("/"), config=FAST, problems=True)
+        entries, problems = sr.read_dataframe_sync(s.a("/"), config=FAST, problems=True)
 
     assert len(entries) == 6
     assert problems.empty and list(problems.columns) == PROBLEM_COLUMNS
     assert [str(d) for d in problems.dtypes] == _empty_problems_dtypes()
     schema = pa.Schema.from_pandas(problems, preserve_index=False)
-    assert [(f.name, f.type) for f in schema] == [(f.name, f.type) for f in problem_schema()]
+    assert [(f.name, f.type) for f in schema] == [(f.name, f.type) for f in sr.problem_schema()]
     dask = pytest.importorskip("sitemap_reader.dask")
-    assert dask.problem_schema() == problem_schema()
+    assert dask.problem_schema() == sr.problem_schema()
