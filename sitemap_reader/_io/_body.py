@@ -229,7 +229,7 @@ class SitemapBody:
             assert self._tracker is not None
             self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
             out = [e for e in out if type(e) is not Entry]
-        await self._outbox.emit(out)
+        await self._outbox.emit(out, root=self.job.root)
 
     def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
         """Queue an index child; else a Problem saying why not, or a duplicate's report.
