@@ -21,7 +21,7 @@ from .._models import Format
 _UTF8_BOM = b"\xef\xbb\xbf"  # (other marks never get here: ._charset decodes first)
 _WS = b" \t\r\n"
 
-FEED_ROOTS = {"rss": Format.RSS, "RDF": Format.RSS, "feed": Format.ATOM}
+_FEED_ROOTS = {"rss": Format.RSS, "RDF": Format.RSS, "feed": Format.ATOM}
 SNIFF_BYTES = 65_536  # how far junk before a feed's root is looked through
 _FEED_MARKERS = ((b"<rss", Format.RSS), (b"<rdf:rdf", Format.RSS), (b"<feed", Format.ATOM))
 _HTML_WINDOW = 4_096  # how far "<html" is looked for (it wins over a feed's marker)
@@ -66,7 +66,7 @@ def root_format(local: str) -> Format:
         return Format.URLSET
     if local == "sitemapindex":
         return Format.SITEMAPINDEX
-    feed = FEED_ROOTS.get(local)
+    feed = _FEED_ROOTS.get(local)
     if feed is not None:
         return feed
     return Format.HTML if local.lower() == "html" else Format.UNKNOWN
@@ -79,7 +79,7 @@ def sniff_broken(raw: bytes | bytearray, *, final: bool) -> Format | None:
     ``raw`` is the document from its start; ``final`` when no more bytes will come.
     """
     head = bytes(raw[:SNIFF_BYTES]).lower()
-    if looks_like_html(head):
+    if _looks_like_html(head):
         return Format.HTML
     for marker, fmt in _FEED_MARKERS:
         if marker in head:
@@ -91,7 +91,7 @@ def sniff_broken(raw: bytes | bytearray, *, final: bool) -> Format | None:
     return None
 
 
-def looks_like_html(head: bytes) -> bool:
+def _looks_like_html(head: bytes) -> bool:
     """True for the lower-cased start of an HTML page."""
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     return stripped.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:_HTML_WINDOW]
