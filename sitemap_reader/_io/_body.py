@@ -21,6 +21,7 @@ from .._errors import HTTPStatusError, LimitExceeded, SitemapReaderError
 from .._models import (
     Entry,
     Event,
+    Format,
     Problem,
     ProblemKind,
     SitemapRef,
@@ -35,6 +36,8 @@ from ._outbox import Outbox
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+# Lines of a text document that were dropped for what they hold, not for where they point.
+DROPPED_LINES = frozenset({"invalid-loc", "relative-loc", "loc-too-long", "encoding"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +180,16 @@ class SitemapBody:
             entries=report.entries,
             digest=digest,
             children=[recorded(ref) for ref in self.refs],
+            valid=not self.junk(report),
+        )
+
+    def junk(self, report: SitemapVisited) -> bool:
+        """A text document whose every line was dropped: an error page or other bytes read
+        as a text sitemap, which proves nothing about what the sitemap lists."""
+        return (
+            report.format is Format.TEXT
+            and report.entries == 0
+            and any(p.kind in DROPPED_LINES for p in report.problems)
         )
 
     # -- events ------------------------------------------------------------------------------

@@ -92,18 +92,33 @@ class Tracker:
         entries: int,
         digest: str | None,
         children: Sequence[SitemapRef],
+        valid: bool = True,
     ) -> None:
-        """Record a document read to its end; forget what was staged for one that was not."""
+        """Record a document read to its end; forget what was staged for one that was not.
+
+        Only a complete read of a valid document (``valid``, and in the format of its last
+        complete read) is recorded ``ok``: the store then takes what it no longer lists as
+        removed. Any other read to its end is recorded ``partial``: what it read adds, and
+        nothing is removed.
+        """
         if result.error is not None or not result.read or status not in (Status.OK, Status.PARTIAL):
             if self.feed is not None:
                 self.feed.discard(url)
             return
+        prior = self.store.get(url)
+        moved = (
+            prior is not None
+            and prior.status is Status.OK
+            and prior.format is not None
+            and fmt is not prior.format
+        )  # another format than last time: believed once a second read says so too
+        complete = status is Status.OK and valid and not moved
         at = now()
         self.store.put(
             SitemapState(
                 url=url,
                 final_url=result.final_url or url,
-                status=status,
+                status=Status.OK if complete else Status.PARTIAL,
                 format=fmt,
                 lastmod=lastmod,
                 etag=result.etag,

@@ -39,10 +39,13 @@ class StateStore(Protocol):
         """The state recorded for ``url``, or None."""
 
     def put(self, state: SitemapState) -> None:
-        """Record ``state`` after a complete read, in one transaction.
+        """Record ``state`` after a read to its end, in one transaction.
 
-        Sitemaps its previous children named that it no longer names (and that nothing else
-        names) are forgotten (with a change feed, their entries count as removed).
+        A ``state`` of status ``ok`` is a complete read of a valid document: sitemaps its
+        previous children named that it no longer names (and that nothing else names) are
+        forgotten (with a change feed, their entries count as removed). A ``partial`` one
+        proves nothing about what it did not reach: the children it did not name are kept
+        after those it named, and its entries add to the recorded ones (none is removed).
         """
 
     def touch(

@@ -101,20 +101,34 @@ class SqliteStateStore:
                     "WHERE id = ?",
                     (*values, sid),
                 )
-            before = {
-                loc for (loc,) in db.execute("SELECT loc FROM children WHERE parent = ?", (sid,))
-            }
+            before = db.execute(
+                "SELECT loc, lastmod FROM children WHERE parent = ? ORDER BY position", (sid,)
+            ).fetchall()
+            children = list(state.children)
+            named = {ref.loc for ref in children}
+            complete = state.status is Status.OK
+            if not complete:
+                # A partial read proves nothing about what it did not reach: the children it
+                # did not name stay, after those it named.
+                children.extend(
+                    SitemapRef(loc, _from_iso(lastmod), state.final_url)
+                    for loc, lastmod in before
+                    if loc not in named
+                )
             db.execute("DELETE FROM children WHERE parent = ?", (sid,))
             db.executemany(
                 "INSERT INTO children (parent, position, loc, lastmod) VALUES (?, ?, ?, ?)",
-                ((sid, i, ref.loc, _iso(ref.lastmod)) for i, ref in enumerate(state.children)),
+                ((sid, i, ref.loc, _iso(ref.lastmod)) for i, ref in enumerate(children)),
             )
             if state.tracked:
-                self._swap_entries(db, sid, stage)
+                if complete:
+                    self._swap_entries(db, sid, stage)
+                else:
+                    self._merge_entries(db, sid, stage)
             if stage is not None:
                 db.execute("DELETE FROM temp.staged WHERE stage = ?", (stage,))
-            gone = before - {ref.loc for ref in state.children}
-            if gone:
+            gone = {loc for loc, _ in before} - named
+            if gone and complete:
                 self._forget(db, gone, keep=state.url)
 
     def touch(
@@ -260,6 +274,23 @@ class SqliteStateStore:
         )
         db.execute("DELETE FROM listed WHERE sitemap = ?", (sid,))
         # In key order, for locality in the indexes; a URL listed twice keeps its last listing.
+        db.execute(
+            "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
+            "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",
+            (sid, stage),
+        )
+
+    def _merge_entries(self, db: sqlite3.Connection, sid: int, stage: int | None) -> None:
+        """A partial read's entries add to the document's (new or modified); none is
+        removed: what it did not reach stays as it was."""
+        if stage is None:
+            return
+        self._remember(
+            db,
+            "SELECT loc FROM (SELECT loc, lastmod FROM temp.staged WHERE stage = :stage "
+            "EXCEPT SELECT loc, lastmod FROM listed WHERE sitemap = :sid)",
+            {"sid": sid, "stage": stage},
+        )
         db.execute(
             "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
             "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",

@@ -385,6 +385,7 @@ class Walk:
             entries=0,
             digest=hashlib.blake2b(body.data, digest_size=16).hexdigest(),
             children=[recorded(ref) for ref in refs],
+            valid=_whole_robots(body),
         )
 
     # -- local files ---------------------------------------------------------------------------
@@ -451,6 +452,12 @@ class Walk:
             ),
             root=job.root,
         )
+
+
+def _whole_robots(body: BytesBody) -> bool:
+    """Whether a robots.txt read says all it names: not cut at its size limit, and not a
+    web page (a soft 404) answered in its place."""
+    return len(body.data) < body.limit and body.data.lstrip()[:1] != b"<"
 
 
 def _is_client_error(error: Exception) -> bool:
