@@ -133,8 +133,8 @@ BUDGETS: dict[str, Fault] = {
 # -- two ways to run ----------------------------------------------------------------------------
 
 
-def with_library(s: Served, path: Path, limits: Limits | None) -> Changes:
-    config = dataclasses.replace(FAST, incremental=Incremental(changes=True))
+def with_library(s: Served, path: Path, limits: Limits | None, guard: float = 0.5) -> Changes:
+    config = dataclasses.replace(FAST, incremental=Incremental(changes=True, shrink_guard=guard))
     if limits is not None:
         config = dataclasses.replace(config, limits=limits)
     events = walk_sync(s.a("/"), config=config, state=path)
@@ -204,6 +204,6 @@ def test_a_partial_read_adds_and_only_a_complete_read_removes(tmp_path: Path) ->
 
         s.add("/b.xml", xml(changed))  # b2 is gone for real
         s.add("/index.xml", xml(sitemapindex(s.a("/b.xml"))))  # and so is a.xml
-        after = with_library(s, path, None)
+        after = with_library(s, path, None, guard=0)  # 7 URLs to 3: past the shrink guard
     assert during == {("modified", s.a("/p/b1")), ("new", s.a("/p/b0"))}
     assert after == {("removed", s.a(f"/p/{u}")) for u in ("b2", "a1", "a2", "a3")}

@@ -21,8 +21,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from .._models import ChangeKind, Entry, EntryChange, Format, SitemapRef, SitemapState, Status
+from .._models import (
+    ChangeKind,
+    Entry,
+    EntryChange,
+    Format,
+    SitemapRef,
+    SitemapState,
+    Status,
+)
 from ._state_file import connect, guard
+from ._state_ledger import Ledger
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -31,7 +40,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 
 
-class SqliteStateStore:
+class SqliteStateStore(Ledger):
     """A state store in one SQLite file (WAL mode), or ``":memory:"``.
 
     Opening checks the file before writing anything: a file that is not SQLite, another
@@ -193,7 +202,7 @@ class SqliteStateStore:
 
     def delivered(self) -> None:
         with self._guard():
-            self._db.execute("DELETE FROM pending")
+            self._db.execute("DELETE FROM pending WHERE held IS NULL")  # held: kept for later
             # Give the freed pages back (a first feed leaves one row per URL to free).
             # executescript steps the pragma to its end; execute would free one page.
             self._db.executescript("PRAGMA incremental_vacuum;")
@@ -228,7 +237,8 @@ class SqliteStateStore:
                 ],
                 forgotten=one("SELECT count(*) FROM sitemaps WHERE status IS NULL").fetchone()[0],
                 tracked_urls=one("SELECT count(DISTINCT loc) FROM listed").fetchone()[0],
-                pending=one("SELECT count(*) FROM pending").fetchone()[0],
+                pending=one("SELECT count(*) FROM pending WHERE held IS NULL").fetchone()[0],
+                held=one("SELECT count(*) FROM pending WHERE held IS NOT NULL").fetchone()[0],
             )
 
     # -- internals ---------------------------------------------------------------------------
@@ -355,6 +365,7 @@ FROM (
     SELECT p.loc AS loc, p.listed AS was, p.lastmod AS before, p.sitemap AS old,
            count(l.loc) AS listings, max(l.lastmod) AS after, min(l.sitemap) AS new
     FROM pending AS p LEFT JOIN listed AS l ON l.loc = p.loc
+    WHERE p.held IS NULL
     GROUP BY p.loc
 ) AS n
 LEFT JOIN sitemaps AS s ON s.id = CASE WHEN n.listings > 0 THEN n.new ELSE n.old END
@@ -373,6 +384,7 @@ class StoreSummary:
     forgotten: int  # documents that left their index
     tracked_urls: int  # distinct page URLs kept for the change feed
     pending: int  # URLs whose change was not delivered yet
+    held: int = 0  # removals a source's shrink guard holds back
 
 
 def _iso(value: datetime | None) -> str | None:
