@@ -18,6 +18,7 @@ import pickle
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from . import Entry, EntryChange, SitemapState
 from ._io._state import ChangeFeedStore
@@ -98,6 +99,13 @@ class KeptEntries:
 
     def states(self) -> Iterator[SitemapState]:
         return self.store.states()
+
+    def __getattr__(self, name: str) -> Any:
+        # What else the wrapped store can do (a SQLite store's ledger: the shrink guard and
+        # lastmod verdicts) passes through, so wrapping it does not turn those off.
+        if name == "store":
+            raise AttributeError(name)
+        return getattr(self.store, name)
 
     def close(self) -> None:
         try:

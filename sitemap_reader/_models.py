@@ -214,6 +214,9 @@ class ProblemKind(str, enum.Enum):
     CYCLE = "cycle"
     DUPLICATE = "duplicate"
     UNREADABLE = "unreadable"
+    # The change feed's shrink guard.
+    SHRINK_HELD = "shrink-held"
+    SHRINK_CONFIRMED = "shrink-confirmed"
     # An exception no other kind names (a bug if it is ever seen).
     ERROR = "error"
 

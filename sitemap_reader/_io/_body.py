@@ -38,7 +38,14 @@ from ._outbox import Outbox
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
 # Lines of a text document that were dropped for what they hold, not for where they point.
-DROPPED_LINES = frozenset({"invalid-loc", "relative-loc", "loc-too-long", "encoding"})
+DROPPED_LINES = frozenset(
+    {
+        ProblemKind.INVALID_LOC,
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.LOC_TOO_LONG,
+        ProblemKind.ENCODING,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from .._models import (
     Format,
     LastmodTrust,
     Problem,
+    ProblemKind,
     SitemapRef,
     SitemapState,
     Status,
@@ -85,7 +86,8 @@ class Tracker:
             self.feed = feed_store(store)
         self.ledger = store if isinstance(store, LedgerStore) else None
         self.guard: ShrinkGuard | None = None
-        if self.feed is not None and self.ledger is not None and policy.shrink_guard:
+        if self.feed is not None and self.ledger is not None:
+            # Off (0) holds nothing, and still hands out what an earlier run held.
             self.guard = ShrinkGuard(self.ledger, policy.shrink_guard)
         self._signals: dict[str, dict[str, int]] = {}  # per document seen: its trust counts
         self._root_of: dict[str, str] = {}  # per document seen: its source
@@ -188,7 +190,7 @@ class Tracker:
                 prior=prior,
                 children=children,
             )
-            complete = problem is None or problem.kind != "shrink-held"
+            complete = problem is None or problem.kind is not ProblemKind.SHRINK_HELD
         at = now()
         self.store.put(
             SitemapState(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from .._models import Problem, SitemapRef, SitemapState
+from .._models import Problem, ProblemKind, SitemapRef, SitemapState
 from ._state import LedgerStore
 from ._state_ledger import Hold
 
@@ -66,7 +66,7 @@ class ShrinkGuard:
             before = self.ledger.urls_under(url)
             now = before - sum(self.ledger.urls_under(loc) for loc in gone)
         said = self._judge("sitemap", url, before, now, held)
-        if said is not None and said.kind == "shrink-confirmed":
+        if said is not None and said.kind is ProblemKind.SHRINK_CONFIRMED:
             self._confirmed[root] = self._confirmed.get(root, 0) + before - now
         return said
 
@@ -99,16 +99,16 @@ class ShrinkGuard:
     ) -> Problem | None:
         base = before if held is None else held.before
         shrunk = base > 0 and now < self.share * base
-        what = "the source" if scope == "source" else "it"
+        what = "the source " if scope == "source" else ""
         if held is not None:
             self.ledger.release(scope, url)
             del self._held[(scope, url)]
             if not shrunk:
                 return None
             return Problem(
-                "shrink-confirmed",
+                ProblemKind.SHRINK_CONFIRMED,
                 url,
-                f"{what} lists {now:,} URLs again, {base:,} at its last complete read: "
+                f"{what}lists {now:,} URLs again, {base:,} at its last complete read: "
                 "the removals held back are handed out",
             )
         if not shrunk:
@@ -117,9 +117,9 @@ class ShrinkGuard:
         self.ledger.hold(hold)
         self._held[(scope, url)] = hold
         return Problem(
-            "shrink-held",
+            ProblemKind.SHRINK_HELD,
             url,
-            f"{what} lists {now:,} URLs where its last complete read listed {base:,} "
+            f"{what}lists {now:,} URLs where its last complete read listed {base:,} "
             f"(fewer than {self.share:.0%}): its removals are held back until a later "
             "run sees the same",
         )
