@@ -40,14 +40,18 @@ def removed(s: Served, name: str, start: int, stop: int) -> set[tuple[str, str]]
     return {("removed", s.a(f"/p/{name}{i}")) for i in range(start, stop)}
 
 
+def shrink_b(s: Served, path: Path) -> tuple[set[tuple[str, str]], list[Problem]]:
+    """Read the site with b.xml of 10 URLs, then again with b.xml cut down to 2."""
+    serve(s, {"a": 2, "b": 10})
+    run(s, path)
+    serve(s, {"a": 2, "b": 2})
+    return run(s, path)
+
+
 def test_a_shrunk_sitemap_holds_its_removals_until_a_later_run_confirms(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
-        serve(s, {"a": 2, "b": 10})
-        run(s, path)
-        serve(s, {"a": 2, "b": 2})
-
-        held, said = run(s, path)
+        held, said = shrink_b(s, path)
         with SqliteStateStore(path) as store:
             holds = store.holds()
         confirmed, said_then = run(s, path)
@@ -64,10 +68,7 @@ def test_a_shrunk_sitemap_holds_its_removals_until_a_later_run_confirms(tmp_path
 def test_a_shrink_undone_by_the_next_run_reports_nothing(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
-        serve(s, {"a": 2, "b": 10})
-        run(s, path)
-        serve(s, {"a": 2, "b": 2})
-        held, _ = run(s, path)
+        held, _ = shrink_b(s, path)
         serve(s, {"a": 2, "b": 10})
         recovered, said = run(s, path)
         with SqliteStateStore(path) as store:
