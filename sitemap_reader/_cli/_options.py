@@ -57,8 +57,8 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--trust-lastmod",
         choices=[t.value for t in sr.TrustLastmod],
-        help="with --state: skip a sitemap whose index lastmod did not move always, never, "
-        "or unless its source's lastmods were judged untrusted (auto, the default)",
+        help="with --state: when a sitemap whose index lastmod did not move is skipped: "
+        "always, never, or auto (default): unless its source's lastmods were judged untrusted",
     )
     command.add_argument(
         "--shrink-guard",
