@@ -163,6 +163,71 @@ class SitemapRef(Event):
     source: str = ""
 
 
+class ProblemKind(str, enum.Enum):
+    """Every ``Problem.kind``: a short stable word, the README's table of kinds in code.
+
+    A ``str`` enum, so kinds compare equal to their words and JSON output is unchanged.
+    """
+
+    # The document's content: tolerated (the entry or value left out) ...
+    NAMESPACE = "namespace"
+    INVALID_LOC = "invalid-loc"
+    RELATIVE_LOC = "relative-loc"
+    LOC_TOO_LONG = "loc-too-long"
+    MISSING_LOC = "missing-loc"
+    RELATIVE_LOC_RESOLVED = "relative-loc-resolved"
+    INVALID_LASTMOD = "invalid-lastmod"
+    INVALID_CHANGEFREQ = "invalid-changefreq"
+    INVALID_PRIORITY = "invalid-priority"
+    INVALID_EXTENSION = "invalid-extension"
+    ENCODING = "encoding"
+    TOO_MANY_URLS = "too-many-urls"
+    # ... or ending the document.
+    HTML = "html"
+    UNKNOWN_FORMAT = "unknown-format"
+    EMPTY = "empty"
+    NOT_WELL_FORMED = "not-well-formed"
+    TRUNCATED = "truncated"
+    UNSAFE_XML = "unsafe-xml"
+    TOO_LARGE = "too-large"
+    TOKEN_TOO_LARGE = "token-too-large"
+    TOO_NESTED = "too-nested"
+    GZIP_ERROR = "gzip-error"
+    UNKNOWN_ENCODING = "unknown-encoding"
+    # The fetch.
+    HTTP_STATUS = "http-status"
+    NETWORK = "network"
+    REDIRECT = "redirect"
+    CONTENT_ENCODING = "content-encoding"
+    PRIVATE_ADDRESS = "private-address"
+    # Budgets of the run.
+    DEADLINE = "deadline"
+    MAX_SITEMAPS = "max-sitemaps"
+    MAX_SITEMAPS_PER_SITE = "max-sitemaps-per-site"
+    MAX_ENTRIES = "max-entries"
+    MAX_TOTAL_BYTES = "max-total-bytes"
+    # Discovery and the walk.
+    ROBOTS_UNAVAILABLE = "robots-unavailable"
+    NO_SITEMAP = "no-sitemap"
+    OUT_OF_SCOPE = "out-of-scope"
+    TOO_DEEP = "too-deep"
+    CYCLE = "cycle"
+    DUPLICATE = "duplicate"
+    UNREADABLE = "unreadable"
+    # The change feed's shrink guard.
+    SHRINK_HELD = "shrink-held"
+    SHRINK_CONFIRMED = "shrink-confirmed"
+    # An exception no other kind names (a bug if it is ever seen).
+    ERROR = "error"
+
+    # Read as the word everywhere: str() and f-strings ("... [network]").
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 @dataclass(frozen=True, slots=True)
 class Problem(Event):
     """Something that went wrong or was tolerated while reading ``url``.
@@ -197,6 +262,35 @@ class Status(str, enum.Enum):
         return self.value
 
 
+class Trust(str, enum.Enum):
+    """Whether the lastmods a site writes can be believed (:class:`LastmodTrust`)."""
+
+    TRUSTED = "trusted"  # checked, and nothing said otherwise
+    UNTRUSTED = "untrusted"  # a signal said they lie (see the reasons)
+    UNKNOWN = "unknown"  # too little to judge (no lastmods, nothing checked yet)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class LastmodTrust:
+    """The verdict on a sitemap's (or a whole source's) lastmods, with what it rests on.
+
+    ``reasons`` say in words why it is not trusted (empty when it is); ``counts`` are the
+    signals measured, by name (README, "Lastmod trust"), in this run and, for the signals
+    only a state file can show, over the runs it recorded.
+    """
+
+    verdict: Trust
+    reasons: tuple[str, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+
+    def __str__(self) -> str:
+        why = f" ({'; '.join(self.reasons)})" if self.reasons else ""
+        return f"{self.verdict.value}{why}"
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapVisited(Event):
     """The report of one document the walk met: a robots.txt, an index or a sitemap.
@@ -204,7 +298,8 @@ class SitemapVisited(Event):
     ``url`` is the URL as named (by the user, a robots.txt or an index: ``source``);
     ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
     named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
-    what went wrong or was tolerated, ``lastmod`` is what the parent index said.
+    what went wrong or was tolerated, ``lastmod`` is what the parent index said, and
+    ``lastmods`` (with a state store) whether this document's lastmods can be trusted.
     """
 
     url: str
@@ -220,6 +315,8 @@ class SitemapVisited(Event):
     dropped: tuple[tuple[str, int], ...] = ()
     problems: tuple[Problem, ...] = ()
     lastmod: datetime | None = None
+    # With a state store: the verdict on this document's lastmods (None without one).
+    lastmods: LastmodTrust | None = None
 
 
 # -- incremental runs ---------------------------------------------------------------------------
