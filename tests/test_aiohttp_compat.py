@@ -21,7 +21,7 @@ from pytest_aiohttp.plugin import AiohttpServer
 import sitemap_reader
 from sitemap_reader._io._aiohttp_compat import (
     PRIVATE_ATTRIBUTES,
-    last_transport,
+    idle_transport,
     peer,
     private,
     unread,
@@ -46,7 +46,7 @@ async def test_every_private_attribute_read_is_tested() -> None:
         ("ClientResponse", "_protocol"),
         ("StreamReader", "_buffer"),
         ("StreamReader", "_buffer_offset"),
-        ("ResponseHandler", "_payload"),
+        ("BaseConnector", "_acquired"),
     )
 
 
@@ -143,34 +143,51 @@ async def test_stream_buffer_keeps_a_cut_body_after_the_error(
         )
 
 
-async def test_protocol_payload_is_the_last_response_on_the_connection(
+async def test_connector_acquired_holds_the_connections_in_use(
     aiohttp_server: AiohttpServer,
 ) -> None:
-    """aiohttp gives a connection back to its pool once a body reaches its count; its
-    protocol's payload stays that response's body until a later response comes on it."""
+    """aiohttp gives a connection back to its pool once a body reaches its count; while a
+    later request holds it, it is in the connector's acquired set, and not once given back."""
     s = await serve(aiohttp_server)
     s.add("/a.xml", xml("<urlset/>"))
-    s.add("/b.xml", xml("<urlset/>"))
+    gate = asyncio.Event()
+
+    async def held(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        response.content_length = len(b"<urlset/>")
+        await response.prepare(request)
+        await response.write(b"<url")
+        await asyncio.wait_for(gate.wait(), 5)
+        await response.write(b"set/>")
+        return response
+
+    s.add("/b.xml", held)
     connector = aiohttp.TCPConnector(limit=1)
     async with aiohttp.ClientSession(connector=connector) as session:
         async with session.get(s.a("/a.xml")) as first:
             await first.read()
         protocol = private(first, "_protocol")
-        payload = private(protocol, "_payload")
-        assert payload is first.content, changed(
-            f"ResponseHandler._payload (now {payload!r})",
+        acquired = private(connector, "_acquired")
+        assert isinstance(acquired, set), changed(
+            f"BaseConnector._acquired (now {acquired!r})",
             "closing an overlong response's connection",
         )
-        transport = last_transport(first)
+        assert protocol not in acquired, changed(
+            "BaseConnector._acquired (holds a connection given back)",
+            "closing an overlong response's connection",
+        )
+        transport = idle_transport(first, connector)
         assert isinstance(transport, asyncio.Transport)
         assert transport is protocol.transport
 
         async with session.get(s.a("/b.xml")) as second:  # the same connection, reused
-            await second.read()
-        assert private(second, "_protocol") is protocol, "the one connection was not reused"
-        assert private(protocol, "_payload") is second.content, changed(
-            "ResponseHandler._payload (not the later response's body)",
-            "closing an overlong response's connection",
-        )
-        assert last_transport(first) is None
-        assert last_transport(second) is transport
+            assert private(second, "_protocol") is protocol, "the one connection was not reused"
+            assert protocol in private(connector, "_acquired"), changed(
+                "BaseConnector._acquired (misses a connection in use)",
+                "closing an overlong response's connection",
+            )
+            assert idle_transport(first, connector) is None
+            gate.set()
+            assert await second.read() == b"<urlset/>"
+        assert protocol not in private(connector, "_acquired")
+        assert idle_transport(second, connector) is transport

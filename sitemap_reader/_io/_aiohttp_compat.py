@@ -14,10 +14,11 @@ test ``tests/test_aiohttp_compat.py`` reads each one on real responses from a se
   before handing over the bytes already buffered, and the public ``read_nowait`` raises the
   same; the entries in those bytes are still read (``_buffer_offset``: what a sized read
   already took of the first buffered piece).
-- ``ResponseHandler._payload``: the body of the last response whose head came on the
-  connection. aiohttp gives a connection back to its pool as soon as a body reaches its
-  Content-Length; closing it afterwards (the server sent more than it counted: see
-  ``_keepalive``) must not cut a later response that has started on it.
+- ``BaseConnector._acquired``: the connections requests hold now. aiohttp gives a
+  connection back to its pool as soon as a body reaches its Content-Length; closing it
+  afterwards (the server sent more than it counted: see ``_keepalive``) must wait for it to
+  be idle, or it would cut a request that took it meanwhile (whose answer, waiting on the
+  socket, would also pass for the server's extra bytes).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ PRIVATE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("ClientResponse", "_protocol"),
     ("StreamReader", "_buffer"),
     ("StreamReader", "_buffer_offset"),
-    ("ResponseHandler", "_payload"),
+    ("BaseConnector", "_acquired"),
 )
 
 
@@ -47,14 +48,16 @@ def peer(response: aiohttp.ClientResponse) -> Any:
     return None if transport is None else transport.get_extra_info("peername")
 
 
-def last_transport(response: aiohttp.ClientResponse) -> asyncio.Transport | None:
-    """The transport of the connection ``response`` came on, as long as no later response
-    has come on it (it is idle in the pool, or a later request waits for its answer there);
-    None once one has, or when it is unknown."""
+def idle_transport(
+    response: aiohttp.ClientResponse, connector: aiohttp.BaseConnector | None
+) -> asyncio.Transport | None:
+    """The transport of the connection ``response`` came on while it waits idle in
+    ``connector``'s pool (given back, and no request took it since); None otherwise."""
     protocol = private(response, "_protocol")
-    if protocol is None or private(protocol, "_payload") is not response.content:
+    acquired = private(connector, "_acquired")
+    if protocol is None or response.connection is not None or acquired is None:
         return None
-    return _transport(response)
+    return None if protocol in acquired else _transport(response)
 
 
 def _transport(response: aiohttp.ClientResponse) -> asyncio.Transport | None:

@@ -233,7 +233,7 @@ class Fetcher:
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             whole = await body.finish()
-            retire_if_overrun(response, cut=not whole)
+            retire_if_overrun(response, self._session.connector, cut=not whole)
 
     async def _open(
         self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body

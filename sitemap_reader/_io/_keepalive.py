@@ -10,9 +10,9 @@ read; what it cannot see is closed here, once the body has been read:
 - bytes (or the server's close) already waiting on the socket, not yet read by the loop;
 - a document cut at the body's end: the count was short, and the rest may be on its way.
 
-A connection is closed only while no later response has come on it: a request that took
-it from the pool and still waits for its answer is asked again by aiohttp, on a new
-connection (its retry of a request whose connection closed under it).
+A connection is closed only while it waits idle in the pool. When a request of this
+reader took it first (a body read through takes a moment), it is left to that request,
+which reads the rest as its answer if the rest comes after it.
 """
 
 from __future__ import annotations
@@ -22,16 +22,18 @@ import selectors
 
 import aiohttp
 
-from ._aiohttp_compat import last_transport
+from ._aiohttp_compat import idle_transport
 
 
-def retire_if_overrun(response: aiohttp.ClientResponse, *, cut: bool) -> bool:
-    """Close the connection ``response`` came on if the server may have sent more than the
-    body it counted: bytes wait on the socket, or ``cut`` (the document ended with the
-    body). True when it was closed."""
-    transport = last_transport(response)
+def retire_if_overrun(
+    response: aiohttp.ClientResponse, connector: aiohttp.BaseConnector | None, *, cut: bool
+) -> bool:
+    """Close the connection ``response`` came on, idle in ``connector``'s pool, if the
+    server may have sent more than the body it counted: bytes wait on the socket, or
+    ``cut`` (the document ended with the body). True when it was closed."""
+    transport = idle_transport(response, connector)
     if transport is None or transport.is_closing():
-        return False  # a later response came on it, or it is closed already
+        return False  # a request holds it, or it is closed already
     if not (cut or _bytes_waiting(transport)):
         return False
     transport.close()
