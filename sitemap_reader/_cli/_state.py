@@ -11,6 +11,7 @@ from typing import Any
 import sitemap_reader as sr
 
 from . import _options
+from ._console import human_size
 
 
 def register(commands: _options.Commands) -> None:
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(
             f"{path}: schema {summary.schema}, {summary.documents:,} documents"
             f" ({sum(s.entries for s in states):,} URLs at their last reads,"
-            f" {sum(s.bytes for s in states) / 1e6:,.1f} MB)"
+            f" {human_size(sum(s.bytes for s in states))})"
         )
         if summary.tracked_urls or summary.pending:
             out.write(

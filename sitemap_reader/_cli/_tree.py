@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import IO
 
 import sitemap_reader as sr
 
 from . import _options
-from ._console import READ, Console, Tally
+from ._console import READ, Console, Tally, plural, reasons
 from ._run import run_walk
 
 
@@ -29,15 +30,19 @@ def run(args: argparse.Namespace) -> int:
     config = _options.config(args)
     console = Console(args.quiet, args.no_progress)
     reports: list[sr.SitemapVisited] = []
+    problems: list[sr.Problem] = []
 
     def handle(batch: list[sr.Event], tally: Tally) -> None:
         for event in batch:
             if type(event) is sr.SitemapVisited:
                 reports.append(event)
                 tally.visited(event)
+            elif type(event) is sr.Problem:
+                problems.append(event)  # drawn in the tree, counted in the summary
+                console.problems += 1
 
     tally = run_walk(args, config, console, handle)
-    print_tree(reports, sys.stdout)
+    print_tree(reports, sys.stdout, problems)
     sys.stdout.flush()  # the tree before the summary, when both go to one terminal
     if tally.progress is not None:
         tally.written = tally.progress.entries  # the URLs the tree counted (none written)
@@ -45,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
     return tally.exit_status
 
 
-def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
+def print_tree(
+    reports: list[sr.SitemapVisited], out: IO[str], problems: Sequence[sr.Problem] = ()
+) -> None:
+    """Draw ``reports`` as a tree: roots in the order given, each document's children in
+    the order it names them (``SitemapVisited.order``), whatever order they finished in.
+    ``problems`` no document's report holds (a site with no sitemap) come last."""
     children: dict[str, list[sr.SitemapVisited]] = {}
     keys = set()
     for report in reports:
@@ -53,7 +63,7 @@ def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
         if report.final_url:
             keys.add(report.final_url)
     roots = []
-    for report in reports:
+    for report in sorted(reports, key=lambda r: r.order):  # stable: ties keep arrival order
         if report.source and report.source in keys:
             children.setdefault(report.source, []).append(report)
         else:
@@ -64,15 +74,27 @@ def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
         out.write(f"{prefix}{branch}{_describe(report)}\n")
         inner = prefix + ("" if top else ("    " if last else "│   "))
         for problem in report.problems:
-            out.write(f"{inner}  ! {problem.kind}: {problem.message}\n")
+            out.write(f"{inner}  ! {_problem(problem, report)}\n")
         kids = children.get(report.final_url or report.url, [])
         if report.final_url and report.final_url != report.url:
-            kids = kids + children.get(report.url, [])
+            kids = sorted(kids + children.get(report.url, []), key=lambda r: r.order)
         for i, kid in enumerate(kids):
             show(kid, inner, i == len(kids) - 1, False)
 
     for root in roots:
         show(root, "", True, True)
+    drawn = {problem for report in reports for problem in report.problems}
+    for problem in problems:
+        if problem not in drawn:
+            out.write(f"! {_problem(problem, None)}\n")
+
+
+def _problem(problem: sr.Problem, report: sr.SitemapVisited | None) -> str:
+    """``kind: message``, with the URL when it is not the document's own (an index's child
+    not read, a redirect's target)."""
+    if report is not None and problem.url in (report.url, report.final_url):
+        return f"{problem.kind}: {problem.message}"
+    return f"{problem.kind}: {problem.url}: {problem.message}"
 
 
 def _describe(report: sr.SitemapVisited) -> str:
@@ -82,12 +104,12 @@ def _describe(report: sr.SitemapVisited) -> str:
     if report.format is not None:
         parts.append(str(report.format))
     if report.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
-        parts.append(f"{report.children:,} sitemaps")
+        parts.append(plural(report.children, "sitemap"))
     elif report.status in READ:
-        parts.append(f"{report.entries:,} URLs")
+        parts.append(plural(report.entries, "URL"))
     dropped = sum(n for _, n in report.dropped)
     if dropped:
-        parts.append(f"{dropped:,} dropped")
+        parts.append(f"{dropped:,} dropped ({reasons(report.dropped)})")
     if report.lastmod is not None:
         parts.append(f"lastmod {report.lastmod.date().isoformat()}")
     parts.append(f"[{report.status}]")

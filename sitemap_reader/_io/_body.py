@@ -282,6 +282,7 @@ class SitemapBody:
             source=ref.source,
             depth=depth,
             lastmod=ref.lastmod,
+            order=frontier.named,
         )
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
@@ -363,6 +364,7 @@ class SitemapBody:
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
             lastmod=job.lastmod,
+            order=job.order,
         )
 
 

@@ -154,7 +154,6 @@ class Walk:
         plan = self._plan(key, None)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
-        self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
@@ -222,6 +221,7 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                order=job.order,
             )
         )
 
@@ -290,7 +290,6 @@ class Walk:
         finally:
             if hashed is not None:
                 hashed.release()
-        self._progress.bytes += result.bytes
         if body.deferred and result.error is None:
             if tracker is not None:
                 # Remembered as a leaf, never as read: its own read records that.
@@ -353,6 +352,7 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
+                order=job.order,
             )
         )
 
@@ -405,7 +405,13 @@ class Walk:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
             await self._outbox.emit([problem])
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,))
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                )
             )
             return
         size = 0
@@ -415,6 +421,7 @@ class Walk:
                 if not data:
                     break
                 size += len(data)
+                self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
             await (hashed or body).finish()
@@ -444,6 +451,7 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
+                order=job.order,
             )
         )
 
