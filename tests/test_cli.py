@@ -503,8 +503,10 @@ async def test_tree(aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture
         f"    ├── {s.a('/maps/a.xml')}  urlset  2 URLs  lastmod 2024-05-01  [ok]",
         f"    ├── {s.a('/maps/gone.xml')}  [failed]",
         "    │     ! http-status: HTTP 404 Not Found",
-        f"    └── {s.a('/maps/b.xml')}  -> {s.a('/maps/b2.xml')}  urlset  1 URL"
-        "  1 dropped (1 other-host)  [ok]",
+        (
+            f"    └── {s.a('/maps/b.xml')}  -> {s.a('/maps/b2.xml')}  urlset  1 URL"
+            "  1 dropped (1 other-host)  [ok]"
+        ),
     ]
     assert "1 failed" in err
 

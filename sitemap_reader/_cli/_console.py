@@ -203,9 +203,10 @@ class Console:
 
 def _columns() -> int:
     try:
-        return os.get_terminal_size(sys.stderr.fileno()).columns
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
     except (OSError, ValueError):
-        return 80
+        columns = 0
+    return columns or 80  # a terminal that does not say its size (0) gets the usual width
 
 
 def _rate(per_second: float) -> str:
