@@ -317,6 +317,11 @@ class SitemapVisited(Event):
     lastmod: datetime | None = None
     # With a state store: the verdict on this document's lastmods (None without one).
     lastmods: LastmodTrust | None = None
+    # When it was named in the run (0, 1, 2...): sources in the order given, then the
+    # documents robots.txt files and indexes name, each in its document order. A parent's
+    # children sorted by it are in the order the parent names them, whatever order they
+    # finished in.
+    order: int = 0
 
 
 # -- incremental runs ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 import sitemap_reader as sr
 
 from . import _options
+from ._console import human_size, plural
 
 
 def register(commands: _options.Commands) -> None:
@@ -49,19 +50,19 @@ def run(args: argparse.Namespace) -> int:
         summary = store.summary()
         states = list(store.states())
         out.write(
-            f"{path}: schema {summary.schema}, {summary.documents:,} documents"
-            f" ({sum(s.entries for s in states):,} URLs at their last reads,"
-            f" {sum(s.bytes for s in states) / 1e6:,.1f} MB)"
+            f"{path}: schema {summary.schema}, {plural(summary.documents, 'document')}"
+            f" ({plural(sum(s.entries for s in states), 'URL')} at their last reads,"
+            f" {human_size(sum(s.bytes for s in states))})"
         )
         if summary.tracked_urls or summary.pending:
             out.write(
-                f"; change feed: {summary.tracked_urls:,} URLs tracked,"
-                f" {summary.pending:,} changes not yet delivered"
+                f"; change feed: {plural(summary.tracked_urls, 'URL')} tracked,"
+                f" {plural(summary.pending, 'change')} not yet delivered"
             )
         if summary.held:
             out.write(f"; {summary.held:,} removals held back by a source's shrink guard")
         if summary.forgotten:
-            out.write(f"; {summary.forgotten:,} documents forgotten (left their index)")
+            out.write(f"; {plural(summary.forgotten, 'document')} forgotten (left their index)")
         out.write("\n")
         for held in holds.values():
             out.write(
@@ -94,10 +95,10 @@ def _describe_state(state: sr.SitemapState) -> str:
         parts.append(f"-> {state.final_url}")
     parts.append(str(state.format) if state.format is not None else "?")
     if state.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
-        parts.append(f"{len(state.children):,} sitemaps")
+        parts.append(plural(len(state.children), "sitemap"))
     else:
-        parts.append(f"{state.entries:,} URLs")
-    parts.append(f"{state.bytes:,} bytes")
+        parts.append(plural(state.entries, "URL"))
+    parts.append(plural(state.bytes, "byte"))
     if state.lastmod is not None:
         parts.append(f"lastmod {state.lastmod.isoformat()}")
     if state.etag:

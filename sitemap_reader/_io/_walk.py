@@ -156,7 +156,6 @@ class Walk:
         plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
-        self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
@@ -227,6 +226,7 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -297,7 +297,6 @@ class Walk:
         finally:
             if hashed is not None:
                 hashed.release()
-        self._progress.bytes += result.bytes
         if body.deferred and result.error is None:
             if tracker is not None:
                 # Remembered as a leaf, never as read: its own read records that.
@@ -369,6 +368,7 @@ class Walk:
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
                 lastmods=lastmods,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -424,7 +424,13 @@ class Walk:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                ),
                 root=job.root,
             )
             return
@@ -435,6 +441,7 @@ class Walk:
                 if not data:
                     break
                 size += len(data)
+                self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
             await (hashed or body).finish()
@@ -465,6 +472,7 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
+                order=job.order,
             ),
             root=job.root,
         )
