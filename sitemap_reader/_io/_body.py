@@ -345,6 +345,12 @@ class SitemapBody:
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
             lastmod=job.lastmod,
+            redirects=result.redirects,
+            content_type=result.content_type,
+            content_encoding=result.content_encoding,
+            gzipped=parser is not None and parser.gzipped,
+            encoding=None if parser is None else parser.encoding,
+            elapsed=result.elapsed,
         )
 
 

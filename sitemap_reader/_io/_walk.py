@@ -227,6 +227,9 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                redirects=result.redirects,
+                content_type=result.content_type,
+                elapsed=result.elapsed,
             )
         )
 
