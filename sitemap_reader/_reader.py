@@ -18,8 +18,9 @@ from ._io._guard import Guard, GuardedResolver
 from ._io._incremental import feed_store
 from ._io._outbox import Progress
 from ._io._state import StateStore, open_store
-from ._io._walk import Walk, is_url
+from ._io._walk import Walk
 from ._models import Entry, Event
+from ._sources import is_url
 
 if TYPE_CHECKING:
     from typing_extensions import Self

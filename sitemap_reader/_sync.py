@@ -1,17 +1,21 @@
 """Blocking wrappers for scripts: the async walk runs on its own thread and event loop.
 
 Records cross over through a bounded queue, so a slow consumer slows the reading instead
-of letting records pile up; leaving the loop early stops the run.
+of letting records pile up; leaving the loop early stops the run. :func:`run_blocking` is
+how every blocking caller in the package (this module, the tables, Dask tasks, the command
+line) runs async code to its end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import queue
 import threading
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
+from typing import TypeVar
 
 from ._config import ReaderConfig
 from ._io._state import StateStore
@@ -19,6 +23,7 @@ from ._models import Entry, Event
 from ._reader import SitemapReader, Source
 
 _DONE = object()
+_T = TypeVar("_T")
 
 
 State = StateStore | str | os.PathLike[str] | None
@@ -33,7 +38,7 @@ def walk_sync(
     from a running event loop (it would block it). Close the generator (or leave a ``for``
     loop) to stop the run early.
     """
-    _refuse_inside_loop("walk_sync")
+    refuse_inside_loop("walk_sync() blocks; inside async code use 'async with SitemapReader()'")
     return _walk(sources, config, state)
 
 
@@ -64,7 +69,7 @@ def _walk(
 
     def run() -> None:
         try:
-            asyncio.run(produce())
+            run_blocking(produce)
         except asyncio.CancelledError:
             pass  # the consumer left: stopped on purpose
         except Exception as exc:  # noqa: BLE001 -- handed to the consumer, raised there
@@ -113,9 +118,37 @@ def collect_urls_sync(
     return [entry.loc for entry in entries_sync(*sources, config=config, state=state)]
 
 
-def _refuse_inside_loop(name: str) -> None:
+# -- async code run from sync code ---------------------------------------------------------------
+
+
+def run_blocking(work: Callable[[], Awaitable[_T]], *, refuse: str | None = None) -> _T:
+    """Run ``work()`` to its end on an event loop of its own and return its result.
+
+    Called from a running event loop (a notebook, Dask's synchronous scheduler), blocking
+    would stall that loop: with ``refuse``, RuntimeError(refuse) is raised; without, the
+    work runs on a thread of its own while the caller waits.
+    """
+    if not _inside_loop():
+        return asyncio.run(_await(work))
+    if refuse is not None:
+        raise RuntimeError(refuse)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(_await(work))).result()
+
+
+def refuse_inside_loop(message: str) -> None:
+    """Raise RuntimeError(message) when called from a running event loop."""
+    if _inside_loop():
+        raise RuntimeError(message)
+
+
+def _inside_loop() -> bool:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return
-    raise RuntimeError(f"{name}() blocks; inside async code use 'async with SitemapReader()'")
+        return False
+    return True
+
+
+async def _await(work: Callable[[], Awaitable[_T]]) -> _T:
+    return await work()

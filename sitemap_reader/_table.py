@@ -43,7 +43,6 @@ only; the reader (aiohttp) is loaded by :func:`read_dataframe` alone.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import importlib
 import itertools
@@ -55,6 +54,7 @@ from types import ModuleType, TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from ._models import Alternate, Entry, Image, News, Video
+from ._sources import source_name
 
 if TYPE_CHECKING:
     import aiohttp
@@ -498,7 +498,6 @@ async def read_dataframe(
         ValueError: no source, or ``config.incremental.changes`` (the change feed has no
             entries).
     """
-    from ._io._walk import is_url
     from ._reader import SitemapReader
 
     if not sources:
@@ -514,9 +513,7 @@ async def read_dataframe(
 
     async with SitemapReader(config, session=session, state=state) as reader:
         for source in sources:
-            name = os.fspath(source)
-            if not is_url(name) and name != "-":
-                name = os.path.abspath(name)  # as the walk names its root (Leaf.root)
+            name = source_name(source)  # as the walk names its root (Leaf.root)
             pending: list[Entry] = []
             async for batch in reader.walk_batches(source):
                 pending += [e for e in batch if type(e) is Entry]
@@ -539,11 +536,10 @@ def read_dataframe_sync(
         RuntimeError: called from a running event loop (in a notebook, ``await
             read_dataframe(...)`` instead).
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(read_dataframe(*sources, config=config, state=state))
-    raise RuntimeError(
-        "read_dataframe_sync() blocks; inside async code (a notebook) use "
-        "'await read_dataframe(...)'"
+    from ._sync import run_blocking
+
+    return run_blocking(
+        lambda: read_dataframe(*sources, config=config, state=state),
+        refuse="read_dataframe_sync() blocks; inside async code (a notebook) use "
+        "'await read_dataframe(...)'",
     )

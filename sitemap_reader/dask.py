@@ -34,21 +34,21 @@ This module needs dask, distributed, pandas and pyarrow (``pip install
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import hashlib
 import os
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ._config import ReaderConfig
 from ._core._jobs import Leaf
-from ._io._walk import is_url
 from ._models import Entry, Problem
 from ._reader import SitemapReader
+from ._sources import is_url
+from ._sync import run_blocking
 from ._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe
 
 _EXTRA = "pip install 'sitemap-reader[dask]'"
@@ -69,7 +69,6 @@ if TYPE_CHECKING:
 
 __all__ = ["problem_schema", "read_sites"]
 
-_T = TypeVar("_T")
 _CONVERT_EVERY = 8_192  # entries turned into Arrow at once: a leaf's records never pile up
 _SITES_AT_ONCE = 8  # sites one discovery task reads concurrently
 
@@ -107,24 +106,6 @@ def _problem_frame(rows: Sequence[tuple[str, Problem]]) -> pd.DataFrame:
         pa.array([p.fatal for _, p in rows], pa.bool_()),
     ]
     return table_to_dataframe(pa.Table.from_arrays(columns, schema=problem_schema()))
-
-
-# -- running async code in a task ---------------------------------------------------------------
-
-
-def _run(work: Callable[[], Awaitable[_T]]) -> _T:
-    """Run ``work()`` to its end. A task normally runs on a thread without an event loop;
-    the synchronous scheduler inside a notebook does not, so a thread of its own then."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(work))
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(lambda: asyncio.run(_await(work))).result()
-
-
-async def _await(work: Callable[[], Awaitable[_T]]) -> _T:
-    return await work()
 
 
 # -- state files: one per site's tree, one per leaf, so no two tasks share one -----------------
@@ -178,7 +159,7 @@ def _discover_sites(
 
         return list(await asyncio.gather(*map(one, sites)))
 
-    return _run(work)
+    return run_blocking(work)
 
 
 async def _discover(site: str, config: ReaderConfig | None, state_dir: str | None) -> _Found:
@@ -247,7 +228,7 @@ def _read_part(
             )
         )
 
-    results = _run(work)
+    results = run_blocking(work)
     tables = [table for tables, _ in results for table in tables]
     if not tables:
         entries = entries_to_dataframe([])

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, entry_to_dict
-from sitemap_reader._cli import _json_line
+from sitemap_reader._serialize import json_line
 
 _text = st.text(min_size=1, max_size=30)
 _images = st.lists(
@@ -51,7 +51,7 @@ def test_json_line_is_json_dumps_of_entry_to_dict(
         news,
         alternates,
     )
-    line = _json_line(entry)
+    line = json_line(entry)
     assert line.endswith("\n") and "\n" not in line[:-1]
     assert line == json.dumps(entry_to_dict(entry), ensure_ascii=False) + "\n"
     assert json.loads(line)["loc"] == loc

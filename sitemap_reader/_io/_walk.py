@@ -33,6 +33,7 @@ from .._core._robots import sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
 from .._models import Event, Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._fetch import CHUNK, Body, Fetcher, FetchResult
 from ._frontier import Frontier, Pushed, Refused
@@ -42,10 +43,6 @@ from ._outbox import Outbox, Progress
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
-
-
-def is_url(source: str) -> bool:
-    return source.lower().startswith(("http://", "https://"))
 
 
 class Walk:
@@ -86,9 +83,7 @@ class Walk:
             else:
                 job = Job(url=source, kind=JobKind.SITEMAP, root=source)
         else:
-            name = os.fspath(source)
-            if name != "-":
-                name = os.path.abspath(name)
+            name = source_name(source)
             job = Job(url=name, kind=JobKind.LOCAL, root=name)
         self._frontier.push(job)
 

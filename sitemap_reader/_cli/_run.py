@@ -1,0 +1,38 @@
+"""The one run loop of every command that reads: a reader over the sources, the console around
+it, each batch of events handed to the command, and the run's counts returned for the summary."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import sitemap_reader as sr
+
+from .._sync import run_blocking
+from ._console import Console, Tally
+from ._options import open_state
+
+
+def run_walk(
+    args: argparse.Namespace,
+    config: sr.ReaderConfig,
+    console: Console,
+    handle: Callable[[list[sr.Event], Tally], None],
+) -> Tally:
+    """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
+    ``handle(batch, tally)`` for each batch of events as it comes."""
+    state = open_state(args)
+
+    async def walk() -> Tally:
+        tally = Tally()
+        async with sr.SitemapReader(config, state=state) as reader:
+            console.start(reader)
+            try:
+                async for batch in reader.walk_batches(*args.sources):
+                    handle(batch, tally)
+            finally:
+                console.stop()
+            tally.progress = reader.progress
+        return tally
+
+    return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")

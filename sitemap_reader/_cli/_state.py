@@ -1,0 +1,106 @@
+"""``sitemap-reader state show``: what a state file (``--state``) holds, as text or jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+import sitemap_reader as sr
+
+from . import _options
+
+
+def register(commands: _options.Commands) -> None:
+    state = commands.add_parser("state", help="inspect a state file (--state)")
+    actions = state.add_subparsers(title="actions", metavar="ACTION")
+    show = actions.add_parser(
+        "show",
+        help="list what a state file holds",
+        description="List the documents a state file holds, with their counts, lastmod, "
+        f"validators and when they were read. FILE defaults to {_options.DEFAULT_STATE}.",
+    )
+    show.add_argument("file", nargs="?", metavar="FILE")
+    show.add_argument("--format", choices=("text", "jsonl"), default="text")
+    show.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``state show``: a summary line, then one line per document (or one JSON object)."""
+    path = args.file or sr.default_state_path()
+    if not os.path.isfile(path):
+        print(f"sitemap-reader: no state file at {path}", file=sys.stderr)
+        return 1
+    with sr.SqliteStateStore(path) as store:
+        out = sys.stdout
+        if args.format == "jsonl":
+            for state in store.states():
+                out.write(json.dumps(_state_dict(state), ensure_ascii=False) + "\n")
+            return 0
+        summary = store.summary()
+        states = list(store.states())
+        out.write(
+            f"{path}: schema {summary.schema}, {summary.documents:,} documents"
+            f" ({sum(s.entries for s in states):,} URLs at their last reads,"
+            f" {sum(s.bytes for s in states) / 1e6:,.1f} MB)"
+        )
+        if summary.tracked_urls or summary.pending:
+            out.write(
+                f"; change feed: {summary.tracked_urls:,} URLs tracked,"
+                f" {summary.pending:,} changes not yet delivered"
+            )
+        if summary.forgotten:
+            out.write(f"; {summary.forgotten:,} documents forgotten (left their index)")
+        out.write("\n")
+        for state in states:
+            out.write(_describe_state(state) + "\n")
+    return 0
+
+
+def _describe_state(state: sr.SitemapState) -> str:
+    parts = [state.url]
+    if state.final_url != state.url:
+        parts.append(f"-> {state.final_url}")
+    parts.append(str(state.format) if state.format is not None else "?")
+    if state.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
+        parts.append(f"{len(state.children):,} sitemaps")
+    else:
+        parts.append(f"{state.entries:,} URLs")
+    parts.append(f"{state.bytes:,} bytes")
+    if state.lastmod is not None:
+        parts.append(f"lastmod {state.lastmod.isoformat()}")
+    if state.etag:
+        parts.append(f"etag {state.etag}")
+    if state.last_modified:
+        parts.append(f"last-modified {state.last_modified!r}")
+    parts.append(f"read {state.fetched_at:%Y-%m-%d %H:%M:%S}Z")
+    if state.checked_at != state.fetched_at:
+        parts.append(f"checked {state.checked_at:%Y-%m-%d %H:%M:%S}Z")
+    if state.tracked:
+        parts.append("tracked")
+    parts.append(f"[{state.status}]")
+    return "  ".join(parts)
+
+
+def _state_dict(state: sr.SitemapState) -> dict[str, Any]:
+    return {
+        "url": state.url,
+        "final_url": state.final_url,
+        "status": state.status.value,
+        "format": None if state.format is None else state.format.value,
+        "lastmod": None if state.lastmod is None else state.lastmod.isoformat(),
+        "etag": state.etag,
+        "last_modified": state.last_modified,
+        "fetched_at": state.fetched_at.isoformat(),
+        "checked_at": state.checked_at.isoformat(),
+        "entries": state.entries,
+        "bytes": state.bytes,
+        "digest": state.digest,
+        "children": [
+            {"loc": c.loc, "lastmod": None if c.lastmod is None else c.lastmod.isoformat()}
+            for c in state.children
+        ],
+        "tracked": state.tracked,
+    }

@@ -1,0 +1,237 @@
+"""The command line's contract, pinned: the exact ``--help`` text of the top-level parser and
+of every command, and how the console script and ``python -m`` reach it.
+
+argparse wraps at the terminal's width, so the tests fix it (COLUMNS=100). Its layout also
+differs between Python versions (3.10 titles the options "optional arguments", 3.13 writes
+``-o, --output FILE``): the text is pinned as Python 3.11 prints it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitemap_reader._cli import main
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11), reason="argparse's --help layout is pinned as 3.11 prints it"
+)
+
+HELP: dict[tuple[str, ...], str] = {
+    (): """\
+usage: sitemap-reader [-h] [--version] COMMAND ...
+
+Read a site's sitemaps (robots.txt, indexes, XML, text, feeds, gzip) and print one record per page
+URL.
+
+options:
+  -h, --help  show this help message and exit
+  --version   show program's version number and exit
+
+commands:
+  COMMAND
+    dump      print every page URL the sources' sitemaps vouch for
+    tree      print the sitemap hierarchy with counts, lastmod, status and problems
+    state     inspect a state file (--state)
+""",
+    ("dump",): """\
+usage: sitemap-reader dump [-h] [--sites FILE] [--format {jsonl,csv,txt,parquet}] [-o FILE]
+                           [--since DATE] [--since-strict] [--changes] [--scope {strict,host,off}]
+                           [--max-depth N] [--concurrency N] [--per-host N] [--timeout SECONDS]
+                           [--deadline SECONDS] [--max-sitemaps N] [--max-sitemaps-per-site N]
+                           [--max-entries N] [--max-total-bytes SIZE] [--allow-private]
+                           [--user-agent UA] [--no-probe] [--resolve-relative] [-q]
+                           [--no-progress] [--state [FILE]] [--all] [--max-age AGE]
+                           [SOURCE ...]
+
+Print one record per page URL. SOURCE: a site root (https://example.com/), a robots.txt, sitemap
+or index URL, a local file, or - for stdin.
+
+positional arguments:
+  SOURCE
+
+options:
+  -h, --help            show this help message and exit
+  --sites FILE          also read the sites listed in FILE (- for stdin): one a line, blank lines
+                        and # comments skipped. All are read in one run, sharing its per-host
+                        limit; its budgets count them all, so a long list may need --deadline none
+                        and a larger --max-sitemaps
+  --format {jsonl,csv,txt,parquet}
+                        jsonl (default): one JSON object a line; csv: a header row and the scalar
+                        columns; txt: one loc a line; parquet: every field as typed columns, with
+                        the source (needs -o FILE and pyarrow: pip install 'sitemap-
+                        reader[parquet]')
+  -o FILE, --output FILE
+                        write records here, not stdout
+  --since DATE          keep entries whose lastmod is at or after DATE (entries without one are
+                        kept)
+  --since-strict        with --since, also drop entries that have no lastmod
+  --changes             with --state: print only what changed since the last --changes run, each
+                        record with "change": new, modified or removed
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout SECONDS     per request, body included (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL instead of dropping
+                        them
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
+  --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
+                        time fetch and print only what changed. --state alone uses
+                        $XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by
+                        default); a directory gets state.sqlite inside it
+  --all                 with --state: read and print everything, changed or not (and record it)
+  --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
+                        is unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline SECONDS    the whole run; 'none' for no bound (3600)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+""",
+    ("tree",): """\
+usage: sitemap-reader tree [-h] [--scope {strict,host,off}] [--max-depth N] [--concurrency N]
+                           [--per-host N] [--timeout SECONDS] [--deadline SECONDS]
+                           [--max-sitemaps N] [--max-sitemaps-per-site N] [--max-entries N]
+                           [--max-total-bytes SIZE] [--allow-private] [--user-agent UA]
+                           [--no-probe] [--resolve-relative] [-q] [--no-progress] [--state [FILE]]
+                           [--all] [--max-age AGE]
+                           SOURCE [SOURCE ...]
+
+positional arguments:
+  SOURCE
+
+options:
+  -h, --help            show this help message and exit
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout SECONDS     per request, body included (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL instead of dropping
+                        them
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
+  --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
+                        time fetch and print only what changed. --state alone uses
+                        $XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by
+                        default); a directory gets state.sqlite inside it
+  --all                 with --state: read and print everything, changed or not (and record it)
+  --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
+                        is unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline SECONDS    the whole run; 'none' for no bound (3600)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+""",
+    ("state",): """\
+usage: sitemap-reader state [-h] ACTION ...
+
+options:
+  -h, --help  show this help message and exit
+
+actions:
+  ACTION
+    show      list what a state file holds
+""",
+    ("state", "show"): """\
+usage: sitemap-reader state show [-h] [--format {text,jsonl}] [FILE]
+
+List the documents a state file holds, with their counts, lastmod, validators and when they were
+read. FILE defaults to $XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by
+default).
+
+positional arguments:
+  FILE
+
+options:
+  -h, --help            show this help message and exit
+  --format {text,jsonl}
+""",
+}
+
+
+@pytest.fixture(autouse=True)
+def columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+@pytest.mark.parametrize("command", list(HELP), ids=lambda c: " ".join(c) or "top")
+def test_help_text_is_pinned(command: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` prints exactly the pinned text on stdout and exits 0."""
+    with pytest.raises(SystemExit) as exit:
+        main([*command, "--help"])
+    assert exit.value.code == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (HELP[command], "")
+
+
+@pytest.mark.parametrize("argv", [[], ["state"]], ids=["nothing", "state"])
+def test_no_command_prints_the_top_level_help_and_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No command (or ``state`` with no action) prints the top-level help on stderr: exit 2."""
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", HELP[()])
+
+
+def test_console_script_is_the_entrypoint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pyproject's ``[project.scripts]`` target imports and runs the same parser."""
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    script = re.search(r'^\[project\.scripts\]\nsitemap-reader = "(.+)"$', pyproject, re.MULTILINE)
+    assert script is not None
+    module, _, name = script[1].partition(":")
+    entrypoint = getattr(importlib.import_module(module), name)
+    monkeypatch.setattr(sys, "argv", ["sitemap-reader", "tree", "--help"])
+    with pytest.raises(SystemExit) as exit:
+        entrypoint()
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == HELP[("tree",)]
+
+
+def test_python_dash_m_prints_the_same_help() -> None:
+    """``python -m sitemap_reader dump --help`` in a subprocess: the same text."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sitemap_reader", "dump", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, HELP[("dump",)], "")
