@@ -24,6 +24,8 @@ from ._config import (
     ScopePolicy,
     Timeouts,
 )
+from ._core._check import Checker, CheckOptions
+from ._core._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
 from ._errors import (
@@ -63,7 +65,7 @@ if _typing.TYPE_CHECKING:
     from ._core._jobs import Leaf
     from ._io._outbox import Progress
     from ._reader import SitemapReader
-    from ._sync import collect_urls_sync, entries_sync, walk_sync
+    from ._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._table import (
         ParquetSink,
         entries_to_batches,
@@ -83,6 +85,7 @@ _LAZY = {
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
     "SitemapReader": "._reader",
+    "check_sync": "._sync",
     "collect_urls_sync": "._sync",
     "entries_sync": "._sync",
     "entries_to_batches": "._table",
@@ -98,6 +101,7 @@ _LAZY = {
 __version__ = "0.1.0"
 
 __all__ = [
+    "CODES",
     "DEFAULT_CONFIG",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_AGE",
@@ -109,10 +113,14 @@ __all__ = [
     "Alternate",
     "ChangeFreq",
     "ChangeKind",
+    "CheckOptions",
+    "Checker",
+    "Code",
     "Entry",
     "EntryChange",
     "Event",
     "FetchError",
+    "Finding",
     "Format",
     "HTTPStatusError",
     "Image",
@@ -130,6 +138,7 @@ __all__ = [
     "ReaderConfig",
     "RetryPolicy",
     "ScopePolicy",
+    "Severity",
     "SitemapParser",
     "SitemapReader",
     "SitemapReaderError",
@@ -146,6 +155,7 @@ __all__ = [
     "UnsafeXMLError",
     "Video",
     "__version__",
+    "check_sync",
     "collect_urls_sync",
     "default_state_path",
     "entries_sync",

@@ -111,8 +111,9 @@ class CheckOptions:
 class DocumentRow:
     """One document as the report page shows it."""
 
-    url: str
+    url: str  # where it was read (after redirects)
     status: Status
+    named: str = ""  # the URL as named
     source: str = ""
     depth: int = 0
     format: Format | None = None
@@ -203,6 +204,7 @@ class Checker:
         row = DocumentRow(
             url=url,
             status=report.status,
+            named=report.url,
             source=report.source,
             depth=report.depth,
             format=report.format,
