@@ -64,7 +64,11 @@ KIND_CODES = {
     "cycle": "cycle",
     "duplicate": "sitemap-named-twice",
     "unreadable": "unreadable",
+    "error": "other",  # an exception no kind names: a bug of the reader
 }
+# The parser counts an image without its loc with the malformed extension values; its
+# example says which (the first of the document's).
+_IMAGE_WITHOUT_LOC = "<image:image> without <image:loc>"
 # Kinds a robots.txt's report carries with another meaning there.
 _ROBOTS_CODES = {
     "invalid-loc": "robots-invalid-sitemap",
@@ -270,7 +274,10 @@ class Checker:
         for problem in report.problems:
             if problem is fetch_fault or problem.kind in _STREAM_ONLY:
                 continue
-            yield _from_problem(problem, url, KIND_CODES.get(problem.kind, "other"))
+            name = KIND_CODES.get(problem.kind, "other")
+            if name == "invalid-extension" and _IMAGE_WITHOUT_LOC in problem.message:
+                name = "image-missing-loc"
+            yield _from_problem(problem, url, name)
         yield from self._http(report, url, by_robots)
         if status not in _READ:
             return
