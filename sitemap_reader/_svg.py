@@ -7,6 +7,7 @@ and its length is proportional to it: a test reads the page back and checks both
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -29,7 +30,8 @@ def histogram(title: str, bins: Sequence[tuple[str, int]], *, height: int = 220)
     top = max(count for _, count in bins) or 1
     left, bottom, plot = 48, 30, height - 40
     step = (WIDTH - left - 8) / len(bins)
-    every = max(1, round(len(bins) / 5))  # about five labels, whatever the number of bins
+    room = max(len(name) for name, _ in bins) * 7 + 8  # a label's width, about
+    every = max(1, math.ceil(room / step))  # labels that do not overlap
     body = [_axis(left, height - bottom, top, plot)]
     for i, (label, count) in enumerate(bins):
         h = plot * count / top

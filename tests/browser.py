@@ -40,7 +40,7 @@ class PageLoad:
 
 
 class _Session:
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse[Any]) -> None:
         self._ws = ws
         self._next = 0
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -165,12 +165,12 @@ def png_colours(data: bytes, limit: int = 1_000) -> set[bytes]:
     width = height = channels = 0
     while pos < len(data):
         (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
+        tag, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        if tag == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", body[:10])
             assert depth == 8 and colour in (2, 6), (depth, colour)
             channels = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
+        elif tag == b"IDAT":
             idat += body
         pos += 12 + length
     raw = zlib.decompress(idat)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -73,7 +74,7 @@ def good(s: Served, path: str = "/sitemap.xml") -> None:
     s.add(path, xml(urls(loc(s, "/page"))))
 
 
-def limits(**kw: int) -> sr.ReaderConfig:
+def limits(**kw: Any) -> sr.ReaderConfig:
     return dataclasses.replace(FAST, limits=dataclasses.replace(FAST.limits, **kw))
 
 

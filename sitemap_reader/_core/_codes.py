@@ -117,7 +117,7 @@ _TABLE = (
      "split the sitemap and list the parts in a sitemap index"),
     ("P303", "index-of-index", E, "a sitemap index names another index",
      "list the urlsets in the first index: indexes may not be nested"),
-    ("P304", "namespace", W, "the root has a wrong namespace or none",
+    ("P304", "namespace", E, "the root has a wrong namespace or none (search engines refuse it)",
      'write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root'),
     ("P305", "not-well-formed", E, "the XML is not well-formed (often a bad escape)",
      "escape & as &amp; and < as &lt; in values; fix the XML at the line given"),
