@@ -166,14 +166,6 @@ class Checker:
         out += self._site.findings()
         return self._count(out)
 
-    @property
-    def summary(self) -> dict[str, int]:
-        """Findings by severity (every severity, zeros included)."""
-        totals = dict.fromkeys((s.value for s in Severity), 0)
-        for (severity, _code), count in self.counts.items():
-            totals[severity.value] += count
-        return totals
-
     def _count(self, findings: list[Finding]) -> list[Finding]:
         for item in findings:
             self.counts[item.severity, item.code] += 1
@@ -387,8 +379,3 @@ def _content_type_fault(media: str, fmt: Format, gzipped: bool) -> str | None:
     if ok:
         return None
     return f"served as {media}, but the body is {'gzip' if gzipped else fmt}: use {expected}"
-
-
-def findings_sorted(findings: Iterable[Finding]) -> list[Finding]:
-    """By document, then severity (errors first), then line and code."""
-    return sorted(findings, key=lambda f: (f.url, -f.severity.rank, f.line or 0, f.code))
