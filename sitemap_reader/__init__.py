@@ -23,6 +23,7 @@ from ._config import (
     RetryPolicy,
     ScopePolicy,
     Timeouts,
+    TrustLastmod,
 )
 from ._core._check import Checker, CheckOptions
 from ._core._codes import CODES, Code, Finding, Severity
@@ -50,6 +51,7 @@ from ._models import (
     Event,
     Format,
     Image,
+    LastmodTrust,
     News,
     Problem,
     ProblemKind,
@@ -57,13 +59,15 @@ from ._models import (
     SitemapState,
     SitemapVisited,
     Status,
+    Trust,
     Video,
 )
 from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
     from ._core._jobs import Leaf
-    from ._io._outbox import Progress
+    from ._frames import problem_schema, read_dataframe, read_dataframe_sync
+    from ._io._outbox import Batch, Progress
     from ._reader import SitemapReader
     from ._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._table import (
@@ -72,8 +76,6 @@ if _typing.TYPE_CHECKING:
         entries_to_dataframe,
         entries_to_table,
         entry_schema,
-        read_dataframe,
-        read_dataframe_sync,
         table_to_dataframe,
     )
 
@@ -81,6 +83,7 @@ if _typing.TYPE_CHECKING:
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
 # pandas are optional extras (imported when a function needs them).
 _LAZY = {
+    "Batch": "._io._outbox",
     "Leaf": "._core._jobs",
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
@@ -92,8 +95,9 @@ _LAZY = {
     "entries_to_dataframe": "._table",
     "entries_to_table": "._table",
     "entry_schema": "._table",
-    "read_dataframe": "._table",
-    "read_dataframe_sync": "._table",
+    "problem_schema": "._frames",
+    "read_dataframe": "._frames",
+    "read_dataframe_sync": "._frames",
     "table_to_dataframe": "._table",
     "walk_sync": "._sync",
 }
@@ -111,6 +115,7 @@ __all__ = [
     "WELL_KNOWN_PATHS",
     "AddressRefused",
     "Alternate",
+    "Batch",
     "ChangeFreq",
     "ChangeKind",
     "CheckOptions",
@@ -125,6 +130,7 @@ __all__ = [
     "HTTPStatusError",
     "Image",
     "Incremental",
+    "LastmodTrust",
     "Leaf",
     "LimitExceeded",
     "Limits",
@@ -152,6 +158,8 @@ __all__ = [
     "StoreSummary",
     "Timeouts",
     "TransportError",
+    "Trust",
+    "TrustLastmod",
     "UnsafeXMLError",
     "Video",
     "__version__",
@@ -165,6 +173,7 @@ __all__ = [
     "entry_schema",
     "entry_to_dict",
     "parse_datetime",
+    "problem_schema",
     "read_dataframe",
     "read_dataframe_sync",
     "table_to_dataframe",

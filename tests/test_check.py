@@ -56,6 +56,7 @@ def loc(s: Served, path: str, extra: str = "") -> str:
 class Setup:
     sources: tuple[str, ...]
     config: sr.ReaderConfig = FAST
+    state: bool = False  # with a state file (in the test's tmp_path)
     options: sr.CheckOptions = dataclasses.field(default_factory=lambda: sr.CheckOptions(now=NOW))
 
 
@@ -410,6 +411,17 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/sitemap.xml"),))
 
 
+@case("V406")
+def _(s: Served) -> Setup:
+    # The index says its children last changed in 2023; their entries say 2024: stale.
+    children = [(s.a(f"/c{i}.xml"), "2023-01-01") for i in range(4)]
+    s.add("/index.xml", xml(sitemapindex(*children)))
+    for i in range(4):
+        stamp = "<lastmod>2024-03-01</lastmod>"
+        s.add(f"/c{i}.xml", xml(urls(loc(s, f"/c{i}-a", stamp), loc(s, f"/c{i}-b", stamp))))
+    return Setup((s.a("/index.xml"),), state=True)
+
+
 # -- extensions ----------------------------------------------------------------------------------
 
 
@@ -505,9 +517,10 @@ def _(s: Served) -> Setup:
 # -- running them --------------------------------------------------------------------------------
 
 
-async def check(setup: Setup) -> list[sr.Finding]:
+async def check(setup: Setup, tmp_path: Path | None = None) -> list[sr.Finding]:
     checker = sr.Checker(setup.options)
-    async with sr.SitemapReader(setup.config) as reader:
+    state = tmp_path / "state.sqlite" if setup.state and tmp_path is not None else None
+    async with sr.SitemapReader(setup.config, state=state) as reader:
         return [f async for f in reader.check(*setup.sources, checker=checker)]
 
 
@@ -520,11 +533,11 @@ def test_every_code_has_a_case() -> None:
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
-async def test_code_is_produced(aiohttp_server: AiohttpServer, code: str) -> None:
+async def test_code_is_produced(aiohttp_server: AiohttpServer, tmp_path: Path, code: str) -> None:
     """The site made for ``code`` produces a finding of that code, with its registered
     severity and name, and a message that says what to change."""
     s = await serve(aiohttp_server)
-    found = await check(CASES[code](s))
+    found = await check(CASES[code](s), tmp_path)
     mine = [f for f in found if f.code == code]
     assert mine, f"{code} not among {[(f.code, f.message) for f in found]}"
     entry = sr.CODES[code]
@@ -606,11 +619,17 @@ def test_sync_wrapper_returns_findings(tmp_path: Path) -> None:
 
 
 def test_every_problem_kind_has_a_code() -> None:
-    """Each kind the reader reports maps to a registered code (only the bug kind to 'other')."""
+    """Each kind the reader reports maps to a registered code; to 'other' only the bug kind
+    and the change feed's, which a check never meets (it runs no change feed)."""
+    unmapped = {
+        sr.ProblemKind.ERROR,
+        sr.ProblemKind.SHRINK_HELD,
+        sr.ProblemKind.SHRINK_CONFIRMED,
+    }
     for kind in sr.ProblemKind:
         name = KIND_CODES.get(kind.value)
         assert name is not None, kind
-        assert (name == "other") == (kind is sr.ProblemKind.ERROR), kind
+        assert (name == "other") == (kind in unmapped), kind
     names = {c.name for c in sr.CODES.values()}
     assert set(KIND_CODES.values()) <= names
 

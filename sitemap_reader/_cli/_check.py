@@ -4,6 +4,7 @@ HTML report page; the exit status says whether a finding reached ``--fail-on``."
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -54,12 +55,24 @@ def register(commands: _options.Commands) -> None:
         metavar="SECONDS",
         help="report responses slower than this (5)",
     )
+    check.add_argument(
+        "--state",
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="use the state file FILE (as dump --state does) for its lastmod trust verdicts "
+        "(V406); everything is read again",
+    )
     _options.add_reading_options(check)
-    check.set_defaults(run=run, state=None, all=False, max_age=None)
+    check.set_defaults(run=run, all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
 
 
 def run(args: argparse.Namespace) -> int:
     config = _options.config(args)
+    if args.state is not None:  # a check reads everything: the state gives verdicts only
+        config = dataclasses.replace(
+            config, incremental=dataclasses.replace(config.incremental, read_all=True)
+        )
     report_path = _report_path(args.report)
     console = Console(args.quiet, args.no_progress)  # the progress line; findings say the rest
     checker = sr.Checker(sr.CheckOptions(slow=args.slow))

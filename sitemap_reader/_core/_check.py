@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 
 from yarl import URL
 
-from .._models import Entry, Event, Format, Problem, SitemapVisited, Status
+from .._models import Entry, Event, Format, Problem, SitemapVisited, Status, Trust
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
 
@@ -65,6 +65,9 @@ KIND_CODES = {
     "duplicate": "sitemap-named-twice",
     "unreadable": "unreadable",
     "error": "other",  # an exception no kind names: a bug of the reader
+    # The change feed's (--changes), which check does not run: said as they are if met.
+    "shrink-held": "other",
+    "shrink-confirmed": "other",
 }
 # The parser counts an image without its loc with the malformed extension values; its
 # example says which (the first of the document's).
@@ -271,6 +274,13 @@ class Checker:
                 name = "image-missing-loc"
             yield _from_problem(problem, url, name)
         yield from self._http(report, url, by_robots)
+        trust = report.lastmods
+        if trust is not None and trust.verdict is Trust.UNTRUSTED:
+            yield finding(
+                "lastmod-untrusted",
+                url,
+                f"its lastmods are not trusted: {'; '.join(trust.reasons) or 'see the state file'}",
+            )
         if status not in _READ:
             return
         yield from self._content(report, url)

@@ -171,6 +171,8 @@ _TABLE = (
      "use always, hourly, daily, weekly, monthly, yearly or never (lower case)"),
     ("V405", "invalid-priority", W, "priority values outside 0.0-1.0 or not numbers",
      "write a number from 0.0 to 1.0, or leave priority out"),
+    ("V406", "lastmod-untrusted", W, "the lastmods were judged untrusted (needs a state file)",
+     "write each page's and each child sitemap's real last change"),
     # -- extensions
     ("X501", "image-missing-loc", E, "an <image:image> without <image:loc>",
      "give every image its <image:loc>"),

@@ -21,7 +21,6 @@ import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import BinaryIO
 
 from yarl import URL
@@ -32,14 +31,14 @@ from .._core._parser import SitemapParser
 from .._core._robots import sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
-from .._models import Event, Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._fetch import CHUNK, Body, Fetcher, FetchResult
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
-from ._outbox import Outbox, Progress
+from ._outbox import Batch, Outbox, Progress
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
@@ -64,7 +63,7 @@ class Walk:
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
-        self._tracker = None if store is None else Tracker(store, config.incremental)
+        self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._settings = Settings(config=config, tracker=self._tracker, defer=defer_leaves)
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
@@ -85,6 +84,8 @@ class Walk:
         else:
             name = source_name(source)
             job = Job(url=name, kind=JobKind.LOCAL, root=name)
+        if self._tracker is not None:
+            self._tracker.source(job.root, job.key)
         self._frontier.push(job)
 
     def _body(self, job: Job) -> SitemapBody:
@@ -92,7 +93,7 @@ class Walk:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def batches(self) -> AsyncIterator[list[Event]]:
+    async def batches(self) -> AsyncIterator[Batch]:
         workers = [
             asyncio.ensure_future(self._worker())
             for _ in range(self._config.limits.max_concurrency)
@@ -113,8 +114,10 @@ class Walk:
         try:
             await asyncio.gather(*workers)
             if self._tracker is not None:  # the change feed, once every document is settled
+                for said in self._tracker.finish():  # a source's shrink guard
+                    await self._outbox.emit([said], root=said.url)
                 for changes in self._tracker.change_batches():
-                    await self._outbox.emit(changes)
+                    await self._outbox.emit(changes, root=None)  # every source's
         finally:
             await self._outbox.close()
 
@@ -140,7 +143,7 @@ class Walk:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
         said = self._frontier.budget_problem(budget, url, root)
         if said is not None:
-            await self._outbox.emit([said])
+            await self._outbox.emit([said], root=root)
         return said
 
     # -- robots.txt ----------------------------------------------------------------------
@@ -150,8 +153,7 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
-        key = job.key
-        plan = self._plan(key, None)
+        plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
         self._progress.bytes += result.bytes
@@ -167,7 +169,7 @@ class Walk:
                 f"{error!s}: the site is taken as disallowing everything "
                 "(RFC 9309) and is not probed further",
             )
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
         status = Status.OK if error is None else Status.MISSING
@@ -177,9 +179,12 @@ class Walk:
         elif error is None:
             found = sitemap_urls(bytes(body.data), final)
             refs, problems = found.refs, list(found.problems)
-            await self._outbox.emit([*problems])
+            await self._outbox.emit(problems, root=job.root)
         if self._tracker is not None:
-            self._settle_robots(key, result, status, body, refs)
+            said = self._settle_robots(job, result, status, body, refs)
+            if said is not None:
+                problems.append(said)
+                await self._outbox.emit([said], root=job.root)
         vouched = origin_of(final)
         for ref in refs:
             pushed = self._frontier.push(
@@ -225,7 +230,8 @@ class Walk:
                 redirects=result.redirects,
                 content_type=result.content_type,
                 elapsed=result.elapsed,
-            )
+            ),
+            root=job.root,
         )
 
     async def _probe(self, job: Job, robots_url: str) -> None:
@@ -239,7 +245,8 @@ class Walk:
                         robots_url,
                         "robots.txt names no sitemap, and probing well-known paths is off",
                     )
-                ]
+                ],
+                root=job.root,
             )
             return
         origin = URL(robots_url).origin()
@@ -264,14 +271,14 @@ class Walk:
             "robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
         )
-        await self._outbox.emit([problem])
+        await self._outbox.emit([problem], root=job.root)
 
     # -- sitemaps ----------------------------------------------------------------------------
 
     async def _sitemap(self, job: Job) -> bool:
         """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
         key = job.key
-        plan = self._plan(key, job.lastmod)
+        plan = self._plan(job)
         tracker = self._tracker
         if self._settings.defer and plan.state is not None and plan.state.format in ENTRY_FORMATS:
             # Discovery remembers its leaves: handed out again without a request; the leaf's
@@ -318,9 +325,12 @@ class Walk:
         if report.status is Status.MISSING and job.kind is not JobKind.PROBE:
             report = replace(report, status=Status.FAILED)
         if hashed is not None:
-            body.settle(result, report, hashed.hexdigest())
-        await self._outbox.emit(body.late_problems)
-        await self._outbox.report(report)
+            settled = body.settle(result, report, hashed.hexdigest())
+            said = () if settled.problem is None else (settled.problem,)
+            body.late_problems.extend(said)
+            report = replace(report, problems=(*report.problems, *said), lastmods=settled.lastmods)
+        await self._outbox.emit(body.late_problems, root=job.root)
+        await self._outbox.report(report, root=job.root)
         return report.status in (Status.OK, Status.PARTIAL)
 
     def _hashed(self, body: Body, plan: Plan) -> Hashed:
@@ -331,15 +341,20 @@ class Walk:
 
     # -- incremental runs (a state store) --------------------------------------------------------
 
-    def _plan(self, key: str, lastmod: datetime | None) -> Plan:
-        return FIRST_READ if self._tracker is None else self._tracker.plan(key, lastmod)
+    def _plan(self, job: Job) -> Plan:
+        if self._tracker is None:
+            return FIRST_READ
+        return self._tracker.plan(job.key, job.lastmod, job.root)
 
     async def _unchanged(self, job: Job, state: SitemapState, result: FetchResult | None) -> None:
         """Report a document unchanged since its last read (skipped by its index's lastmod,
         answered 304, or the same bytes): nothing to emit; the children it named are queued."""
-        assert self._tracker is not None
+        tracker = self._tracker
+        assert tracker is not None
         if result is not None:
-            self._tracker.confirm(job.key, job.lastmod, result)
+            lastmods = tracker.confirm(job.key, job.lastmod, result, job.root)
+        else:
+            lastmods = tracker.known(job.key, job.root)
         self._count_unchanged(state, result)
         body = self._body(job)
         await body.replay(state)
@@ -356,7 +371,9 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
-            )
+                lastmods=lastmods,
+            ),
+            root=job.root,
         )
 
     def _count_unchanged(self, state: SitemapState, result: FetchResult | None) -> None:
@@ -366,18 +383,18 @@ class Walk:
 
     def _settle_robots(
         self,
-        key: str,
+        job: Job,
         result: FetchResult,
         status: Status,
         body: BytesBody,
         refs: Sequence[SitemapRef],
-    ) -> None:
+    ) -> Problem | None:
         assert self._tracker is not None
         if status is Status.UNCHANGED:
-            self._tracker.confirm(key, None, result)
-            return
-        self._tracker.settle(
-            key,
+            self._tracker.confirm(job.key, None, result)
+            return None
+        return self._tracker.settle(
+            job.key,
             lastmod=None,
             result=result,
             status=status,
@@ -385,7 +402,9 @@ class Walk:
             entries=0,
             digest=hashlib.blake2b(body.data, digest_size=16).hexdigest(),
             children=[recorded(ref) for ref in refs],
-        )
+            valid=_whole_robots(body),
+            root=job.root,
+        ).problem
 
     # -- local files ---------------------------------------------------------------------------
 
@@ -406,9 +425,10 @@ class Walk:
             )
         except OSError as exc:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,))
+                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                root=job.root,
             )
             return
         size = 0
@@ -424,7 +444,7 @@ class Walk:
         except OSError as exc:
             problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
             body.problems.append(problem)
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -432,8 +452,9 @@ class Walk:
         report = body.report(result)
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
-            body.settle(result, report, hashed.hexdigest())
-        await self._outbox.report(report)
+            settled = body.settle(result, report, hashed.hexdigest())
+            report = replace(report, lastmods=settled.lastmods)
+        await self._outbox.report(report, root=job.root)
 
     async def _skip(self, job: Job, budget: str) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
@@ -447,8 +468,15 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
-            )
+            ),
+            root=job.root,
         )
+
+
+def _whole_robots(body: BytesBody) -> bool:
+    """Whether a robots.txt read says all it names: not cut at its size limit, and not a
+    web page (a soft 404) answered in its place."""
+    return len(body.data) < body.limit and body.data.lstrip()[:1] != b"<"
 
 
 def _is_client_error(error: Exception) -> bool:
