@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, cast
 import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
@@ -207,3 +209,17 @@ class SitemapReader:
             for event in batch:
                 if type(event) is Entry:
                     yield event
+
+    async def check(
+        self, *sources: Source, checker: Checker | None = None
+    ) -> AsyncIterator[Finding]:
+        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see the
+        README's "check"): each as soon as it is known, those that need the whole run
+        (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
+        :class:`Checker` to set its options and keep what it gathered for a report."""
+        checker = checker or Checker()
+        async for batch in self.walk_batches(*sources):
+            for found in checker.feed(batch):
+                yield found
+        for found in checker.close():
+            yield found

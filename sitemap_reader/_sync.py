@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import TypeVar
 
 from ._config import ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._io._state import StateStore
 from ._models import Entry, Event
 from ._reader import SitemapReader, Source
@@ -119,6 +121,21 @@ def collect_urls_sync(
 
 
 # -- async code run from sync code ---------------------------------------------------------------
+
+
+def check_sync(
+    *sources: Source, config: ReaderConfig | None = None, checker: Checker | None = None
+) -> list[Finding]:
+    """Blocking ``SitemapReader.check``: every finding of the sources' sitemaps, as a list."""
+    checker = checker or Checker()
+    found: list[Finding] = []
+    events = walk_sync(*sources, config=config)
+    try:
+        for event in events:
+            found += checker.feed((event,))
+    finally:
+        events.close()
+    return found + checker.close()
 
 
 def run_blocking(work: Callable[[], Awaitable[_T]], *, refuse: str | None = None) -> _T:

@@ -38,6 +38,7 @@ commands:
   COMMAND
     dump      print every page URL the sources' sitemaps vouch for
     tree      print the sitemap hierarchy with counts, lastmod, status and problems
+    check     report what is wrong with the sources' sitemaps (codes in the README)
     state     inspect a state file (--state)
 """,
     ("dump",): """\
@@ -164,6 +165,60 @@ options:
   --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
                         of its last complete read holds its removals back until a later run sees
                         the same; 0 or off: no guard (0.5)
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline SECONDS    the whole run; 'none' for no bound (3600)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+""",
+    ("check",): """\
+usage: sitemap-reader check [-h] [--format {text,json}] [--report FILE.html]
+                            [--fail-on {error,warning,never}] [--slow SECONDS] [--state [FILE]]
+                            [--scope {strict,host,off}] [--max-depth N] [--concurrency N]
+                            [--per-host N] [--timeout SECONDS] [--deadline SECONDS]
+                            [--max-sitemaps N] [--max-sitemaps-per-site N] [--max-entries N]
+                            [--max-total-bytes SIZE] [--allow-private] [--user-agent UA]
+                            [--no-probe] [--resolve-relative] [-q] [--no-progress]
+                            SOURCE [SOURCE ...]
+
+Read the sources as dump does and report each finding with its code, severity, document and line.
+Exit status: 1 when a finding reaches --fail-on, else 0; 2 for a usage error.
+
+positional arguments:
+  SOURCE
+
+options:
+  -h, --help            show this help message and exit
+  --format {text,json}  text (default): findings grouped by document, then a summary; json: one
+                        object a finding, then one with the summary
+  --report FILE.html    also write a self-contained HTML page: the sitemap tree, the findings and
+                        charts
+  --fail-on {error,warning,never}
+                        exit 1 when a finding of this severity or worse is found (default: error)
+  --slow SECONDS        report responses slower than this (5)
+  --state [FILE]        use the state file FILE (as dump --state does) for its lastmod trust
+                        verdicts (V406); everything is read again
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout SECONDS     per request, body included (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL instead of dropping
+                        them
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
 
 budgets of the run:
   reaching one stops new work; what was read is kept

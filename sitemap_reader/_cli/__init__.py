@@ -1,14 +1,16 @@
-"""The command line: ``sitemap-reader dump``, ``tree`` and ``state show``; this module parses
-the arguments, hands them to the command they name and turns its outcome into an exit status.
+"""The command line: ``sitemap-reader dump``, ``tree``, ``check`` and ``state show``; this
+module parses the arguments, hands them to the command they name and turns its outcome into an
+exit status.
 
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
 glue the package shares (``run_blocking``, ``source_name``, the writers beside
 ``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
 stderr. Exit status: 0 when a source was read (even in part) or found unchanged, 1 when none
-could be, 2 for a usage error (a state file that cannot be used included).
+could be (``check``: 1 when a finding reaches ``--fail-on``), 2 for a usage error (a state file
+that cannot be used included).
 
-The layout: ``_dump``, ``_tree`` and ``_state`` hold one command each (``register`` its
-parser, ``run`` it); ``_options`` declares the options they share and builds the config;
+The layout: ``_dump``, ``_tree``, ``_check`` and ``_state`` hold one command each (``register``
+its parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
 problems and the summary.
 """
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from . import _dump, _state, _tree
+from . import _check, _dump, _state, _tree
 from ._options import UsageError
 
 
@@ -62,6 +64,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {sr.__version__}")
     parser.set_defaults(run=None)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for command in (_dump, _tree, _state):
+    for command in (_dump, _tree, _check, _state):
         command.register(commands)
     return parser

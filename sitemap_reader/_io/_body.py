@@ -388,6 +388,12 @@ class SitemapBody:
             problems=tuple(self.problems),
             lastmod=job.lastmod,
             order=job.order,
+            redirects=result.redirects,
+            content_type=result.content_type,
+            content_encoding=result.content_encoding,
+            gzipped=parser is not None and parser.gzipped,
+            encoding=None if parser is None else parser.encoding,
+            elapsed=result.elapsed,
         )
 
 

@@ -99,6 +99,12 @@ class FetchResult:
     read: bool = False  # the body was passed to the handler to its end (or its stop)
     etag: str | None = None
     last_modified: str | None = None
+    # What `check` reports of the last attempt: the hops ((status, target) each), the
+    # headers that say what the body is, and the time spent waiting on the network.
+    redirects: tuple[tuple[int, str], ...] = ()
+    content_type: str | None = None
+    content_encoding: str | None = None
+    elapsed: float | None = None  # seconds
 
 
 class Fetcher:
@@ -163,8 +169,9 @@ class Fetcher:
         self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
     ) -> None:
         clock = _NetworkClock(self._config.timeouts, self._deadline)
+        hops: list[tuple[int, str]] = []
         try:
-            response, final = await self._open(url, clock, headers, body)
+            response, final = await self._open(url, clock, headers, body, hops)
         except aiohttp.ClientConnectorError as exc:
             if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
                 refusal = exc.os_error.refusal
@@ -174,6 +181,8 @@ class Fetcher:
             raise _transport_error(url, exc) from exc
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise _transport_error(url, exc) from exc
+        finally:
+            result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
             result.final_url = str(final)
             return
@@ -181,6 +190,8 @@ class Fetcher:
             result.final_url = str(final)
             result.status = response.status
             result.bytes = 0
+            result.content_type = response.headers.get("Content-Type")
+            result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
                 raise _status_error(str(final), response)
             info = Response(
@@ -233,6 +244,7 @@ class Fetcher:
                         await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
+            result.elapsed = clock.waited
             await body.finish()
 
     def _received(self, result: FetchResult, size: int) -> None:
@@ -241,7 +253,12 @@ class Fetcher:
         self._progress.bytes += size
 
     async def _open(
-        self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body
+        self,
+        url: str,
+        clock: _NetworkClock,
+        headers: dict[str, str] | None,
+        body: Body,
+        hops: list[tuple[int, str]],
     ) -> tuple[aiohttp.ClientResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
@@ -285,6 +302,7 @@ class Fetcher:
             if target in seen:
                 raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
+            hops.append((response.status, str(target)))
             current = target
             if not body.redirect(str(target)):
                 return None, target
@@ -351,6 +369,11 @@ class _NetworkClock:
             raise asyncio.TimeoutError(self.cause) from None
         finally:
             self._waited += time.monotonic() - start
+
+    @property
+    def waited(self) -> float:
+        """Seconds spent waiting on the network so far (the consumer's time not counted)."""
+        return self._waited
 
 
 # Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a stream ends

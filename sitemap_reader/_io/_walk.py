@@ -227,6 +227,9 @@ class Walk:
                 children=children,
                 problems=problems,
                 order=job.order,
+                redirects=result.redirects,
+                content_type=result.content_type,
+                elapsed=result.elapsed,
             ),
             root=job.root,
         )
