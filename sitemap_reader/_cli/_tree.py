@@ -15,17 +15,23 @@ from ._run import run_walk
 
 
 def register(commands: _options.Commands) -> None:
-    tree = commands.add_parser(
+    tree = _options.add_command(
+        commands,
         "tree",
+        run,
         help="print the sitemap hierarchy with counts, lastmod, status and problems",
+        description="Read the sources as dump does, then print their sitemap hierarchy: "
+        "one line per document (robots.txt, index, sitemap) with its format, URL or child "
+        "counts, URLs dropped, lastmod and status, and its problems below it.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
-    tree.add_argument("sources", nargs="+", metavar="SOURCE")
+    _options.add_sources(tree)
     _options.add_reading_options(tree)
     _options.add_state_options(tree)
-    tree.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    args.sources = _options.sources(args)
     config = _options.config(args)
     console = Console(args.quiet, args.no_progress)
     reports: list[sr.SitemapVisited] = []
