@@ -216,7 +216,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--resolve-relative",
         action="store_true",
-        help="resolve relative <loc> values against the sitemap URL instead of dropping them",
+        help="resolve relative <loc> values against the sitemap URL (a local file's: "
+        "--base-url) instead of dropping them",
     )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
     command.add_argument("--no-progress", action="store_true", help="no progress display")
