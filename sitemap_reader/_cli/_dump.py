@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import io
 import os
 import sys
@@ -16,7 +15,6 @@ from typing import IO, Any
 import sitemap_reader as sr
 
 from .._serialize import change_writer, entry_writer
-from .._sources import source_name
 from . import _options
 from ._console import Console, Tally
 from ._run import run_walk
@@ -68,12 +66,14 @@ def register(commands: _options.Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     config = _settle(args)
     if args.format == "parquet":
-        # One SOURCE names the source column, as the walk names it (a local file by its
-        # absolute path). With several, no record says which one an entry descends from,
-        # so it is left null.
-        source = source_name(args.sources[0]) if len(args.sources) == 1 else None
         with sr.ParquetSink(args.output) as sink:  # whole or not at all, as for -o
-            return _dump(args, config, None, functools.partial(sink.write, source=source))
+
+            def write(rows: list[Any]) -> None:
+                # A batch's records come as a Batch, whose root (the SOURCE they descend
+                # from, as the walk names it) fills the source column.
+                sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
+
+            return _dump(args, config, None, write)
     if args.output:
         directory = os.path.dirname(os.path.abspath(args.output))
         fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
@@ -128,8 +128,8 @@ def _dump(
     undated = not args.since_strict
     console = Console(args.quiet, args.no_progress, feed=feed)
 
-    def handle(batch: list[sr.Event], tally: Tally) -> None:
-        records: list[Any] = []
+    def handle(batch: sr.Batch, tally: Tally) -> None:
+        records: list[Any] = sr.Batch((), batch.root)  # the root, for the parquet source
         for event in batch:
             kind = type(event)
             if kind is sr.Entry or kind is sr.EntryChange:

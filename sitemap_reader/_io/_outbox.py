@@ -1,14 +1,16 @@
 """What a run hands out: batches on a bounded queue to the consumer, and live counters.
 
 The queue is short on purpose: a slow consumer slows the fetching, and memory stays
-bounded by the work in flight, never by the size of the site.
+bounded by the work in flight, never by the size of the site. Each batch comes from one
+job, so it is tagged once with the SOURCE its events descend from: a consumer learns each
+entry's source at no cost per entry.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._core._jobs import Leaf
@@ -34,6 +36,21 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
 
 
+class Batch(list[Event]):
+    """One batch of a run's events: a plain list, plus the SOURCE they descend from.
+
+    ``root`` is the source as the walk names it (:attr:`Leaf.root`): a URL as given, a
+    local file's absolute path, or ``-``; None for the change feed's batches, which close a
+    run and gather every source's changes. The events of one batch all descend from it.
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, events: Iterable[Event] = (), root: str | None = None) -> None:
+        super().__init__(events)
+        self.root = root
+
+
 class Outbox:
     """The batches of one run, from its workers to its consumer; None ends them."""
 
@@ -41,28 +58,29 @@ class Outbox:
         self.progress = progress
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
-        self._queue: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
+        self._queue: asyncio.Queue[Batch | None] = asyncio.Queue(maxsize=8)
 
-    async def emit(self, batch: Sequence[Event]) -> None:
+    async def emit(self, batch: Sequence[Event], *, root: str | None) -> None:
+        """Events of one job (``root`` its source), or the change feed's (None)."""
         if batch:
-            await self._queue.put(list(batch))
+            await self._queue.put(Batch(batch, root))
 
-    async def report(self, report: SitemapVisited) -> None:
+    async def report(self, report: SitemapVisited, *, root: str) -> None:
         """One document's report, counted as done."""
         progress = self.progress
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
-        await self._queue.put([report])
+        await self._queue.put(Batch((report,), root))
 
     async def hand_out(self, leaf: Leaf) -> None:
         """Discovery: a leaf, passed on unread."""
         # Discovery batches carry Leaf records (discover_batches' type says so).
-        await self._queue.put([leaf])  # type: ignore[list-item]
+        await self._queue.put(Batch((leaf,), leaf.root))  # type: ignore[arg-type]
 
     async def close(self) -> None:
         await self._queue.put(None)
 
-    async def get(self) -> list[Event] | None:
+    async def get(self) -> Batch | None:
         """The next batch; None once the run is over."""
         return await self._queue.get()

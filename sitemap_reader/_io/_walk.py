@@ -32,14 +32,14 @@ from .._core._parser import SitemapParser
 from .._core._robots import looks_like_robots, sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
-from .._models import Event, Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._fetch import CHUNK, Body, Fetcher, FetchResult, could_not_connect
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
-from ._outbox import Outbox, Progress
+from ._outbox import Batch, Outbox, Progress
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
@@ -92,7 +92,7 @@ class Walk:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def batches(self) -> AsyncIterator[list[Event]]:
+    async def batches(self) -> AsyncIterator[Batch]:
         workers = [
             asyncio.ensure_future(self._worker())
             for _ in range(self._config.limits.max_concurrency)
@@ -114,7 +114,7 @@ class Walk:
             await asyncio.gather(*workers)
             if self._tracker is not None:  # the change feed, once every document is settled
                 for changes in self._tracker.change_batches():
-                    await self._outbox.emit(changes)
+                    await self._outbox.emit(changes, root=None)  # every source's
         finally:
             await self._outbox.close()
 
@@ -140,7 +140,7 @@ class Walk:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
         said = self._frontier.budget_problem(budget, url, root)
         if said is not None:
-            await self._outbox.emit([said])
+            await self._outbox.emit([said], root=root)
         return said
 
     # -- robots.txt ----------------------------------------------------------------------
@@ -173,7 +173,7 @@ class Walk:
             else:
                 why = f"{error!s}: the site is not read further"
             problem = Problem("robots-unavailable", job.url, why)
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
         status = Status.OK if error is None else Status.MISSING
@@ -183,7 +183,7 @@ class Walk:
         elif error is None:
             found = sitemap_urls(bytes(body.data), final)
             refs, problems = found.refs, list(found.problems)
-            await self._outbox.emit([*problems])
+            await self._outbox.emit(problems, root=job.root)
         if self._tracker is not None:
             self._settle_robots(key, result, status, body, refs)
         problems += await self._follow(job, refs, final, origin_of(final))
@@ -235,7 +235,8 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
-            )
+            ),
+            root=job.root,
         )
 
     async def _probe(self, job: Job, robots_url: str) -> None:
@@ -249,7 +250,8 @@ class Walk:
                         robots_url,
                         "robots.txt names no sitemap, and probing well-known paths is off",
                     )
-                ]
+                ],
+                root=job.root,
             )
             return
         origin = URL(robots_url).origin()
@@ -274,7 +276,7 @@ class Walk:
             "robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
         )
-        await self._outbox.emit([problem])
+        await self._outbox.emit([problem], root=job.root)
 
     # -- sitemaps ----------------------------------------------------------------------------
 
@@ -329,8 +331,8 @@ class Walk:
             report = replace(report, status=Status.FAILED)
         if hashed is not None:
             body.settle(result, report, hashed.hexdigest())
-        await self._outbox.emit(body.late_problems)
-        await self._outbox.report(report)
+        await self._outbox.emit(body.late_problems, root=job.root)
+        await self._outbox.report(report, root=job.root)
         return report.status in (Status.OK, Status.PARTIAL)
 
     def _hashed(self, body: Body, plan: Plan) -> Hashed:
@@ -366,7 +368,8 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
-            )
+            ),
+            root=job.root,
         )
 
     def _count_unchanged(self, state: SitemapState, result: FetchResult | None) -> None:
@@ -424,9 +427,10 @@ class Walk:
             )
         except OSError as exc:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,))
+                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                root=job.root,
             )
             return
         size = 0
@@ -445,7 +449,7 @@ class Walk:
         except OSError as exc:
             problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
             body.problems.append(problem)
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -454,7 +458,7 @@ class Walk:
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
             body.settle(result, report, hashed.hexdigest())
-        await self._outbox.report(report)
+        await self._outbox.report(report, root=job.root)
 
     async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
         """A local robots.txt (by its name or its lines): its Sitemap: lines are followed, as
@@ -463,7 +467,7 @@ class Walk:
         problems = list(found.problems)
         if not found.refs:
             problems.append(Problem("no-sitemap", job.url, "the robots.txt names no sitemap"))
-        await self._outbox.emit(problems)
+        await self._outbox.emit(problems, root=job.root)
         base = self._config.base_url
         problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
         await self._outbox.report(
@@ -475,7 +479,8 @@ class Walk:
                 bytes=len(data),
                 children=len(found.refs),
                 problems=tuple(problems),
-            )
+            ),
+            root=job.root,
         )
 
     async def _skip(self, job: Job, budget: str) -> None:
@@ -490,7 +495,8 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
-            )
+            ),
+            root=job.root,
         )
 
 
