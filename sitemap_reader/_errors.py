@@ -135,3 +135,10 @@ class StateError(SitemapReaderError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+def kind_of(error: Exception) -> ProblemKind:
+    """The problem an exception is reported as: its class says; anything else is a bug."""
+    if isinstance(error, SitemapReaderError):
+        return error.kind
+    return ProblemKind.ERROR

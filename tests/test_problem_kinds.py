@@ -20,8 +20,7 @@ from sitemap_reader import (
     TransportError,
     UnsafeXMLError,
 )
-from sitemap_reader._errors import ContentEncodingError, RedirectError
-from sitemap_reader._io._body import error_kind
+from sitemap_reader._errors import ContentEncodingError, RedirectError, kind_of
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -67,4 +66,4 @@ def test_a_kind_reads_as_its_word() -> None:
     ],
 )
 def test_each_exception_carries_its_kind(error: Exception, kind: ProblemKind) -> None:
-    assert error_kind(error) is kind
+    assert kind_of(error) is kind

@@ -17,12 +17,11 @@ from .._core._jobs import Job, JobKind, normalise
 from .._core._judge import Refusal, judge_child, judge_hop, judge_landing
 from .._core._parser import SitemapParser
 from .._core._scope import Scope, ScopeFilter
-from .._errors import HTTPStatusError, LimitExceeded, SitemapReaderError
+from .._errors import HTTPStatusError, LimitExceeded, kind_of
 from .._models import (
     Entry,
     Event,
     Problem,
-    ProblemKind,
     SitemapRef,
     SitemapState,
     SitemapVisited,
@@ -315,7 +314,7 @@ class SitemapBody:
                 status = Status.MISSING
             else:
                 status = Status.PARTIAL if self.emitted else Status.FAILED
-                problem = Problem(error_kind(error), error.url or job.url, str(error), fatal=True)
+                problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
                     error.kind, job.url, job.root
@@ -375,10 +374,3 @@ class BytesBody:
 def recorded(ref: SitemapRef) -> SitemapRef:
     """A child as the store keeps it: under its dedupe key, which is the store's key too."""
     return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
-
-
-def error_kind(error: Exception) -> ProblemKind:
-    """The problem an exception is reported as: its class says (``SitemapReaderError.kind``)."""
-    if isinstance(error, SitemapReaderError):
-        return error.kind
-    return ProblemKind.ERROR
