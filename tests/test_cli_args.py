@@ -8,10 +8,7 @@ contract; the rest runs ``main`` in the test's process. Servers are on 127.0.0.1
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -21,31 +18,25 @@ import pytest
 from sitemap_reader._cli import _build_parser, _options, main
 
 from .http_site import Served, ThreadedServer, closed_port, text, urlset, xml
+from .test_cli import run_cli
 
 DUMP_USAGE = "usage: sitemap-reader dump [OPTIONS] [SOURCE ...]"
 TREE_USAGE = "usage: sitemap-reader tree [OPTIONS] [SOURCE ...]"
 
 
-def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The console script's way in (``python -m sitemap_reader``), in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "sitemap_reader", *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=cwd,
-        env={**os.environ, "COLUMNS": "100"},
-    )
+def cli(*argv: str) -> tuple[int, str, str]:
+    """The console script's way in (``python -m sitemap_reader``), in a subprocess: its exit
+    status, stdout and stderr."""
+    done = run_cli(*argv)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     """Run ``main(argv)``, which must exit 2 with nothing on stdout; its stderr."""
     with pytest.raises(SystemExit) as exit:
         main(argv)
-    assert exit.value.code == 2
     out, err = capsys.readouterr()
-    assert out == ""
+    assert (exit.value.code, out) == (2, "")
     return err
 
 
@@ -82,10 +73,11 @@ def site() -> Iterator[Served]:
 )
 def test_a_source_no_run_can_read_is_a_usage_error(source: str, cause: str, tmp_path: Path) -> None:
     """The usage line and one error line naming the source and the cause; exit 2."""
-    done = cli("dump", source, cwd=tmp_path)
-
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"{DUMP_USAGE}\nsitemap-reader dump: error: {source}: {cause}\n"
+    assert cli("dump", source) == (
+        2,
+        "",
+        f"{DUMP_USAGE}\nsitemap-reader dump: error: {source}: {cause}\n",
+    )
 
 
 def test_tree_refuses_a_bad_source_with_its_own_usage(capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,11 +169,11 @@ def test_argument_errors_print_the_usage_line_and_one_error_line(
 
 def test_state_alone_prints_the_state_help_in_a_subprocess() -> None:
     """``sitemap-reader state`` names its actions (not the top-level commands): exit 2."""
-    done = cli("state")
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith("usage: sitemap-reader state [-h] ACTION ...\n")
-    assert "show      list what a state file holds" in done.stderr
-    assert "Traceback" not in done.stderr
+    code, out, err = cli("state")
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: sitemap-reader state [-h] ACTION ...\n")
+    assert "show      list what a state file holds" in err
+    assert "Traceback" not in err
 
 
 # -- durations -----------------------------------------------------------------------------------
@@ -263,10 +255,10 @@ def test_a_refused_site_is_said_plainly() -> None:
     """A site root nothing listens on: one plain line (no aiohttp words, no robots.txt rule),
     then the summary; exit 1."""
     port = closed_port()
-    done = cli("dump", f"http://127.0.0.1:{port}/", "--no-progress")
+    code, out, err = cli("dump", f"http://127.0.0.1:{port}/", "--no-progress")
 
-    assert (done.returncode, done.stdout) == (1, "")
-    first, summary = done.stderr.splitlines()
+    assert (code, out) == (1, "")
+    first, summary = err.splitlines()
     assert first == (
         f"sitemap-reader: http://127.0.0.1:{port}/robots.txt: could not connect to "
         f"127.0.0.1:{port} (connection refused): is the address right? [robots-unavailable]"
@@ -284,18 +276,18 @@ def test_random_bytes_are_no_sitemap_read(tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
     good.write_text("https://www.example.com/a\n")
 
-    done = cli("dump", str(noise), "--no-progress")
+    code, out, err = cli("dump", str(noise), "--no-progress")
 
-    assert (done.returncode, done.stdout) == (1, "")
-    problem, summary = done.stderr.splitlines()
+    assert (code, out) == (1, "")
+    problem, summary = err.splitlines()
     assert problem == (
         f"sitemap-reader: {noise}: not a sitemap: not XML, and none of its 12 lines is a URL "
         "[unknown-format]"
     )
     assert summary.startswith("sitemap-reader: 0 URLs from 0 sitemaps, 1 failed,")
 
-    done = cli("dump", str(noise), str(good), "--no-progress", "--format", "txt")
-    assert (done.returncode, done.stdout) == (0, "https://www.example.com/a\n")
+    code, out, _ = cli("dump", str(noise), str(good), "--no-progress", "--format", "txt")
+    assert (code, out) == (0, "https://www.example.com/a\n")
 
 
 @pytest.mark.parametrize("name", ["robots.txt", "rules"])
