@@ -155,7 +155,7 @@ def test_a_file_url_is_read_as_that_file(
             "argument --base-url: 'ftp://x/' is no http(s) URL",
         ),
         (["tree"], "the following arguments are required: SOURCE (or --sites FILE)"),
-        (["tree", "x.xml", "--changes"], "unrecognized arguments: --changes"),
+        (["tree", "x.xml", "--since-strict"], "unrecognized arguments: --since-strict"),
     ],
 )
 def test_argument_errors_print_the_usage_line_and_one_error_line(

@@ -72,8 +72,6 @@ options:
   --since WHEN          keep entries whose lastmod is at or after WHEN: a date (2024-05-01) or a
                         duration back from now (7d, 12h); entries without a lastmod are kept
   --since-strict        with --since, also drop entries that have no lastmod
-  --changes             with --state: print only what changed since the last --changes run, each
-                        record with "change": new, modified or removed
   --scope {strict,host,off}
                         strict: the sitemaps.org location rule plus robots.txt vouching (default);
                         host: same host only; off: keep everything
@@ -98,6 +96,16 @@ options:
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
                         or plain seconds (7d)
+  --changes             with --state: only what changed since the last --changes run: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
 
 budgets of the run:
   reaching one stops new work; what was read is kept
@@ -120,7 +128,8 @@ usage: sitemap-reader tree [OPTIONS] [SOURCE ...]
 
 Read the sources as dump does, then print their sitemap hierarchy: one line per document
 (robots.txt, index, sitemap) with its format, URL or child counts, URLs dropped, lastmod and
-status, and its problems below it.
+status, and its problems below it; with --changes, how many of its URLs are new, modified or
+removed.
 
 positional arguments:
   SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
@@ -160,6 +169,16 @@ options:
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
                         or plain seconds (7d)
+  --changes             with --state: only what changed since the last --changes run: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
 
 budgets of the run:
   reaching one stops new work; what was read is kept

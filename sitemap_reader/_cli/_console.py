@@ -120,6 +120,11 @@ class Console:
         if p is not None and p.bytes:
             parts.append(f"{_size(p.bytes)} fetched")
         sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+        for source, why in ({} if p is None else p.distrusted).items():
+            sys.stderr.write(
+                f"sitemap-reader: the lastmods of {source} were distrusted ({why}): "
+                "its sitemaps were asked again, not skipped on their index lastmod\n"
+            )
         if p is not None and p.budget is not None:
             left = f"; {p.not_read:,} sitemaps named but not read" if p.not_read else ""
             sys.stderr.write(

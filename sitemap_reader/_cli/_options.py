@@ -22,6 +22,7 @@ from ._values import (
     natural,
     positive,
     positive_duration,
+    share,
     size,
 )
 
@@ -127,7 +128,7 @@ def _site_lines(path: str) -> list[str]:
 
 
 def add_state_options(command: argparse.ArgumentParser) -> None:
-    """--state, --all and --max-age: the incremental runs."""
+    """--state, --all, --max-age, --changes, --trust-lastmod, --shrink-guard: incremental runs."""
     command.add_argument(
         "--state",
         nargs="?",
@@ -148,6 +149,26 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         metavar="AGE",
         help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
         f"unchanged once its last check is older than AGE: {DURATIONS} (7d)",
+    )
+    command.add_argument(
+        "--changes",
+        action="store_true",
+        help="with --state: only what changed since the last --changes run: dump prints each "
+        'URL with "change": new, modified or removed; tree counts them per sitemap',
+    )
+    command.add_argument(
+        "--trust-lastmod",
+        choices=[t.value for t in sr.TrustLastmod],
+        help="with --state: when a sitemap whose index lastmod did not move is skipped: "
+        "always, never, or auto (default): unless its source's lastmods were judged untrusted",
+    )
+    command.add_argument(
+        "--shrink-guard",
+        type=share,
+        metavar="SHARE",
+        help="with --changes: a sitemap or source listing fewer than SHARE of the URLs of its "
+        "last complete read holds its removals back until a later run sees the same; "
+        "0 or off: no guard (0.5)",
     )
 
 
@@ -260,9 +281,16 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
     incremental = base.incremental
     if args.max_age is not None:
         incremental = dataclasses.replace(incremental, max_age=args.max_age)
+    if args.trust_lastmod is not None:
+        incremental = dataclasses.replace(incremental, trust_lastmod=args.trust_lastmod)
+    if args.shrink_guard is not None:
+        incremental = dataclasses.replace(incremental, shrink_guard=args.shrink_guard)
     settings["incremental"] = dataclasses.replace(incremental, read_all=args.all, changes=changes)
-    if args.state is None and (args.all or args.max_age is not None or changes):
-        raise UsageError("--all, --max-age and --changes need --state")
+    tuned = args.trust_lastmod is not None or args.shrink_guard is not None
+    if args.state is None and (args.all or args.max_age is not None or changes or tuned):
+        raise UsageError(
+            "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
+        )
     return dataclasses.replace(base, **settings)
 
 

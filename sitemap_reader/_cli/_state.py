@@ -59,9 +59,16 @@ def run(args: argparse.Namespace) -> int:
         return 1
     with sr.SqliteStateStore(path) as store:
         out = sys.stdout
+        verdicts = dict(store.verdicts("sitemap"))
+        holds = {(h.scope, h.url): h for h in store.holds()}
         if args.format == "jsonl":
             for state in store.states():
-                out.write(json.dumps(_state_dict(state), ensure_ascii=False) + "\n")
+                record = _state_dict(state)
+                trust = verdicts.get(state.url)
+                record["lastmods"] = None if trust is None else _trust_dict(trust)
+                held = holds.get(("sitemap", state.url))
+                record["held"] = None if held is None else {"before": held.before, "now": held.now}
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
             return 0
         summary = store.summary()
         states = list(store.states())
@@ -75,12 +82,34 @@ def run(args: argparse.Namespace) -> int:
                 f"; change feed: {summary.tracked_urls:,} URLs tracked,"
                 f" {summary.pending:,} changes not yet delivered"
             )
+        if summary.held:
+            out.write(f"; {summary.held:,} removals held back by a source's shrink guard")
         if summary.forgotten:
             out.write(f"; {summary.forgotten:,} documents forgotten (left their index)")
         out.write("\n")
+        for held in holds.values():
+            out.write(
+                f"held back: {held.url} ({held.scope}) lists {held.now:,} URLs, {held.before:,}"
+                f" at its last complete read, since {held.since:%Y-%m-%d %H:%M:%S}Z: its "
+                "removals wait for a later run to see the same\n"
+            )
+        for source, trust in store.verdicts("source"):
+            out.write(f"source {source}: lastmods {trust}\n")
         for state in states:
-            out.write(_describe_state(state) + "\n")
+            line = _describe_state(state)
+            trust = verdicts.get(state.url)
+            if trust is not None:
+                line += f"  lastmods {trust.verdict}"
+            out.write(line + "\n")
     return 0
+
+
+def _trust_dict(trust: sr.LastmodTrust) -> dict[str, Any]:
+    return {
+        "verdict": trust.verdict.value,
+        "reasons": list(trust.reasons),
+        "counts": dict(trust.counts),
+    }
 
 
 def _describe_state(state: sr.SitemapState) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from typing import IO
 
 import sitemap_reader as sr
@@ -22,7 +23,8 @@ def register(commands: _options.Commands) -> None:
         help="print the sitemap hierarchy with counts, lastmod, status and problems",
         description="Read the sources as dump does, then print their sitemap hierarchy: "
         "one line per document (robots.txt, index, sitemap) with its format, URL or child "
-        "counts, URLs dropped, lastmod and status, and its problems below it.",
+        "counts, URLs dropped, lastmod and status, and its problems below it; with "
+        "--changes, how many of its URLs are new, modified or removed.",
         usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
     _options.add_sources(tree)
@@ -32,26 +34,36 @@ def register(commands: _options.Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args.sources = _options.sources(args)
-    config = _options.config(args)
-    console = Console(args.quiet, args.no_progress)
+    config = _options.config(args, changes=args.changes)
+    console = Console(args.quiet, args.no_progress, feed=args.changes)
     reports: list[sr.SitemapVisited] = []
+    # --changes: per sitemap (as the feed names it), how many URLs changed, by kind.
+    changed: dict[str, Counter[str]] = {}
 
     def handle(batch: list[sr.Event], tally: Tally) -> None:
         for event in batch:
             if type(event) is sr.SitemapVisited:
                 reports.append(event)
                 tally.visited(event)
+            elif type(event) is sr.EntryChange:
+                changed.setdefault(event.sitemap, Counter())[event.change.value] += 1
+                tally.written += 1
 
     tally = run_walk(args, config, console, handle)
-    print_tree(reports, sys.stdout)
+    print_tree(reports, sys.stdout, changed if args.changes else None)
     sys.stdout.flush()  # the tree before the summary, when both go to one terminal
-    if tally.progress is not None:
+    if tally.progress is not None and not args.changes:
         tally.written = tally.progress.entries  # the URLs the tree counted (none written)
     console.summary(tally)
     return tally.exit_status
 
 
-def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
+def print_tree(
+    reports: list[sr.SitemapVisited],
+    out: IO[str],
+    changed: dict[str, Counter[str]] | None = None,
+) -> None:
+    """The tree of ``reports``; with ``changed`` (--changes), each sitemap's change counts."""
     children: dict[str, list[sr.SitemapVisited]] = {}
     keys = set()
     for report in reports:
@@ -67,10 +79,16 @@ def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
 
     def show(report: sr.SitemapVisited, prefix: str, last: bool, top: bool) -> None:
         branch = "" if top else ("└── " if last else "├── ")
-        out.write(f"{prefix}{branch}{_describe(report)}\n")
+        line = _describe(report)
+        if changed is not None and report.format not in (None, sr.Format.ROBOTS):
+            counts = changed.get(report.final_url or report.url) or Counter()
+            line += "  " + ", ".join(f"{counts[k]:,} {k}" for k in ("new", "modified", "removed"))
+        out.write(f"{prefix}{branch}{line}\n")
         inner = prefix + ("" if top else ("    " if last else "│   "))
         for problem in report.problems:
             out.write(f"{inner}  ! {problem.kind}: {problem.message}\n")
+        if report.lastmods is not None and report.lastmods.reasons:
+            out.write(f"{inner}  ~ lastmods {report.lastmods}\n")
         kids = children.get(report.final_url or report.url, [])
         if report.final_url and report.final_url != report.url:
             kids = kids + children.get(report.url, [])
@@ -97,4 +115,6 @@ def _describe(report: sr.SitemapVisited) -> str:
     if report.lastmod is not None:
         parts.append(f"lastmod {report.lastmod.date().isoformat()}")
     parts.append(f"[{report.status}]")
+    if report.lastmods is not None:
+        parts.append(f"lastmods {report.lastmods.verdict}")
     return "  ".join(parts)

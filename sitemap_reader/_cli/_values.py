@@ -35,6 +35,17 @@ def _count(text: str, least: int) -> int:
     return value
 
 
+def share(text: str) -> float:
+    """A share of URLs for --shrink-guard: 0 to 1, or "off" (0)."""
+    try:
+        value = 0.0 if text.strip().lower() == "off" else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share (try 0.5, or off)") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (or off)")
+    return value
+
+
 _SIZES = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 

@@ -33,6 +33,8 @@ class Progress:
     # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
     budget: str | None = None
     not_read: int = 0  # documents named but neither queued nor read: a budget was reached
+    # Sources whose lastmods were distrusted (Incremental.trust_lastmod auto): source -> why.
+    distrusted: dict[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
 
