@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ._core._codes import CODES, Finding, Severity
+from ._core._util import plural
 
 
 def finding_to_dict(item: Finding) -> dict[str, Any]:
@@ -65,8 +66,8 @@ def write_text(findings: list[Finding], out: IO[str]) -> None:
 def write_summary(summary: dict[str, Any], out: IO[str]) -> None:
     severity = summary["by_severity"]
     out.write(
-        f"{summary['findings']:,} findings: {severity['error']:,} errors, "
-        f"{severity['warning']:,} warnings, {severity['notice']:,} notices\n"
+        f"{plural(summary['findings'], 'finding')}: {plural(severity['error'], 'error')}, "
+        f"{plural(severity['warning'], 'warning')}, {plural(severity['notice'], 'notice')}\n"
     )
     for code, count in summary["by_code"].items():
         entry = CODES[code]

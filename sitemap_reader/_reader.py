@@ -22,7 +22,7 @@ from ._io._outbox import Batch, Progress
 from ._io._state import StateStore, open_store
 from ._io._walk import Walk
 from ._models import Entry, Event
-from ._sources import is_url
+from ._sources import check_source, is_url
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -44,7 +44,10 @@ class SitemapReader:
                 print(entry.loc)
 
     A source is a site root (``https://example.com/``: robots.txt, then well-known paths),
-    a robots.txt URL, a sitemap or index URL, a local file path, or ``-`` for stdin.
+    a robots.txt URL, a sitemap or index URL, a local file (a path or a ``file:`` URL), or
+    ``-`` for stdin. Iterating a walk over any other source raises ValueError naming it: a
+    URL that does not parse or has no host, another scheme (``ftp:``), or a host written
+    without its scheme that is no file (``www.example.com``: "did you mean https://...?").
 
     Args:
         config: limits, timeouts, retries, scope, user agent, incremental policy
@@ -142,6 +145,8 @@ class SitemapReader:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
         if not sources and not leaves:
             raise ValueError("give at least one source")
+        for source in sources:
+            check_source(source)  # a source no run can read is refused before any fetch
         assert self._session is not None
         deadline = self.config.timeouts.deadline
         self.progress = Progress()

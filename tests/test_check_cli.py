@@ -51,7 +51,7 @@ def test_text_output_and_exit_status(files: dict[str, Path]) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == str(files["error"])
     assert lines[1].split()[:3] == ["error", "P310", "relative-loc:"]
-    assert "1 findings: 1 errors, 0 warnings, 0 notices" in done.stdout
+    assert "1 finding: 1 error, 0 warnings, 0 notices" in done.stdout
     clean = run(str(files["clean"]))
     assert (clean.returncode, clean.stdout) == (0, "0 findings: 0 errors, 0 warnings, 0 notices\n")
 

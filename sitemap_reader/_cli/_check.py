@@ -14,7 +14,7 @@ import sitemap_reader as sr
 
 from .._check_output import summary_of, write_json_line, write_text
 from .._report import render_report
-from . import _options
+from . import _options, _values
 from ._console import Console, Tally
 from ._run import run_walk
 
@@ -22,14 +22,18 @@ _FAIL_RANK = {"error": sr.Severity.ERROR.rank, "warning": sr.Severity.WARNING.ra
 
 
 def register(commands: _options.Commands) -> None:
-    check = commands.add_parser(
+    check = _options.add_command(
+        commands,
         "check",
+        run,
         help="report what is wrong with the sources' sitemaps (codes in the README)",
         description="Read the sources as dump does and report each finding with its code, "
-        "severity, document and line. Exit status: 1 when a finding reaches --fail-on, "
-        "else 0; 2 for a usage error.",
+        "severity, document and line.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
+        epilog="exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a "
+        "usage error (an unusable state file included); 130 when interrupted (Ctrl-C).",
     )
-    check.add_argument("sources", nargs="+", metavar="SOURCE")
+    _options.add_sources(check)
     check.add_argument(
         "--format",
         choices=("text", "json"),
@@ -50,9 +54,9 @@ def register(commands: _options.Commands) -> None:
     )
     check.add_argument(
         "--slow",
-        type=_options._seconds,
+        type=_values.positive_duration,
         default=sr.CheckOptions().slow,
-        metavar="SECONDS",
+        metavar="DURATION",
         help="report responses slower than this (5)",
     )
     check.add_argument(
@@ -64,10 +68,11 @@ def register(commands: _options.Commands) -> None:
         "(V406); everything is read again",
     )
     _options.add_reading_options(check)
-    check.set_defaults(run=run, all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
+    check.set_defaults(all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
 
 
 def run(args: argparse.Namespace) -> int:
+    args.sources = _options.sources(args)
     config = _options.config(args)
     if args.state is not None:  # a check reads everything: the state gives verdicts only
         config = dataclasses.replace(

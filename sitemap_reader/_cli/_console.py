@@ -17,6 +17,8 @@ from typing import Any
 
 import sitemap_reader as sr
 
+from .._core._util import plural
+
 READ = (sr.Status.OK, sr.Status.PARTIAL)
 _SITEMAP_FORMATS = (
     sr.Format.URLSET,
@@ -29,11 +31,6 @@ _SITEMAP_FORMATS = (
 # a run, with the count of documents, not once per document.
 _ONCE_A_RUN = frozenset({"namespace"})
 REDRAW = 0.1  # seconds between redraws of the progress line (10 a second at most)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 sitemap``, ``2 sitemaps``, ``1,024 URLs``."""
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def human_size(n: int) -> str:

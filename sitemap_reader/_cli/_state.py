@@ -10,27 +10,52 @@ from typing import Any
 
 import sitemap_reader as sr
 
+from .._core._util import plural
 from . import _options
-from ._console import human_size, plural
+from ._console import human_size
 
 
 def register(commands: _options.Commands) -> None:
-    state = commands.add_parser("state", help="inspect a state file (--state)")
+    state = _options.add_command(
+        commands,
+        "state",
+        None,  # an action is needed: alone, its help is printed
+        help="inspect a state file (--state)",
+        description="Inspect a state file, the SQLite file --state keeps between runs.",
+        epilog=None,
+    )
     actions = state.add_subparsers(title="actions", metavar="ACTION")
-    show = actions.add_parser(
+    show = _options.add_command(
+        actions,
         "show",
+        run,
         help="list what a state file holds",
         description="List the documents a state file holds, with their counts, lastmod, "
-        f"validators and when they were read. FILE defaults to {_options.DEFAULT_STATE}.",
+        "validators and when they were read.",
+        epilog="exit status: 0 when the file was listed, and when stdout is closed early "
+        "(| head); 1 when there is no state file there; 2 for a usage error or a file that "
+        "is no state file; 130 when interrupted (Ctrl-C).",
     )
-    show.add_argument("file", nargs="?", metavar="FILE")
-    show.add_argument("--format", choices=("text", "jsonl"), default="text")
-    show.set_defaults(run=run)
+    show.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help=f"the state file (default: {_options.DEFAULT_STATE}; a directory: its state.sqlite)",
+    )
+    show.add_argument(
+        "--format",
+        choices=("text", "jsonl"),
+        default="text",
+        help="text (default): a summary line, then one line per document; jsonl: one JSON "
+        "object per document",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """``state show``: a summary line, then one line per document (or one JSON object)."""
     path = args.file or sr.default_state_path()
+    if os.path.isdir(path):  # as --state takes a directory
+        path = os.path.join(path, os.path.basename(sr.default_state_path()))
     if not os.path.isfile(path):
         print(f"sitemap-reader: no state file at {path}", file=sys.stderr)
         return 1

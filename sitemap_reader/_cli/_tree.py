@@ -11,23 +11,31 @@ from typing import IO
 
 import sitemap_reader as sr
 
+from .._core._util import plural
 from . import _options
-from ._console import READ, Console, Tally, plural, reasons
+from ._console import READ, Console, Tally, reasons
 from ._run import run_walk
 
 
 def register(commands: _options.Commands) -> None:
-    tree = commands.add_parser(
+    tree = _options.add_command(
+        commands,
         "tree",
+        run,
         help="print the sitemap hierarchy with counts, lastmod, status and problems",
+        description="Read the sources as dump does, then print their sitemap hierarchy: "
+        "one line per document (robots.txt, index, sitemap) with its format, URL or child "
+        "counts, URLs dropped, lastmod and status, and its problems below it; with "
+        "--changes, how many of its URLs are new, modified or removed.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
-    tree.add_argument("sources", nargs="+", metavar="SOURCE")
+    _options.add_sources(tree)
     _options.add_reading_options(tree)
     _options.add_state_options(tree)
-    tree.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    args.sources = _options.sources(args)
     config = _options.config(args, changes=args.changes)
     console = Console(args.quiet, args.no_progress, feed=args.changes)
     reports: list[sr.SitemapVisited] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -452,8 +453,26 @@ def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError
     )
 
 
+def could_not_connect(error: Exception) -> bool:
+    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
+    return isinstance(error, TransportError) and isinstance(
+        error.__cause__, aiohttp.ClientConnectorError
+    )
+
+
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    if isinstance(exc, asyncio.TimeoutError):
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
+        # failed ...]") name its internals, not the cause.
+        cause = exc.os_error
+        if isinstance(cause, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(cause, socket.gaierror):
+            why = f"the host name does not resolve: {cause.strerror or cause}"
+        else:
+            why = cause.strerror or str(cause) or type(cause).__name__
+        what = f"could not connect to {exc.host}:{exc.port} ({why})"
+    elif isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
     elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
         # aiohttp could not parse the response's head; the 400 in its message is its own
