@@ -25,6 +25,8 @@ from ._config import (
     Timeouts,
     TrustLastmod,
 )
+from ._core._check import Checker, CheckOptions
+from ._core._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
 from ._errors import (
@@ -67,7 +69,7 @@ if _typing.TYPE_CHECKING:
     from ._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._io._outbox import Batch, Progress
     from ._reader import SitemapReader
-    from ._sync import collect_urls_sync, entries_sync, walk_sync
+    from ._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._table import (
         ParquetSink,
         entries_to_batches,
@@ -86,6 +88,7 @@ _LAZY = {
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
     "SitemapReader": "._reader",
+    "check_sync": "._sync",
     "collect_urls_sync": "._sync",
     "entries_sync": "._sync",
     "entries_to_batches": "._table",
@@ -102,6 +105,7 @@ _LAZY = {
 __version__ = "0.1.0"
 
 __all__ = [
+    "CODES",
     "DEFAULT_CONFIG",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_AGE",
@@ -114,10 +118,14 @@ __all__ = [
     "Batch",
     "ChangeFreq",
     "ChangeKind",
+    "CheckOptions",
+    "Checker",
+    "Code",
     "Entry",
     "EntryChange",
     "Event",
     "FetchError",
+    "Finding",
     "Format",
     "HTTPStatusError",
     "Image",
@@ -136,6 +144,7 @@ __all__ = [
     "ReaderConfig",
     "RetryPolicy",
     "ScopePolicy",
+    "Severity",
     "SitemapParser",
     "SitemapReader",
     "SitemapReaderError",
@@ -154,6 +163,7 @@ __all__ = [
     "UnsafeXMLError",
     "Video",
     "__version__",
+    "check_sync",
     "collect_urls_sync",
     "default_state_path",
     "entries_sync",

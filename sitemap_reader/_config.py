@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._sources import check_base_url
+
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
 # larger than 50MB (52,428,800 bytes)" uncompressed, for a sitemap and for an index alike.
 MAX_URLS_PER_SITEMAP = 50_000
@@ -190,6 +192,10 @@ class ReaderConfig:
     well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
     # A relative <loc> is invalid; True resolves it against the document's URL (reported).
     resolve_relative: bool = False
+    # Where local files (paths, file: URLs, stdin) stand: read as if fetched from this http(s)
+    # URL, so relative locs resolve against it and scope judges their entries by it; their
+    # records name it as their sitemap. None: a local file has no location, and no scope.
+    base_url: str | None = None
     incremental: Incremental = field(default_factory=Incremental)
     # The SSRF guard (on when False): a host the documents name, other than the sources'
     # own, may not resolve to a loopback, private, link-local or otherwise special address.
@@ -203,6 +209,8 @@ class ReaderConfig:
         for path in self.well_known_paths:
             if not path.startswith("/"):
                 raise ValueError(f"well-known path {path!r} must start with '/'")
+        if self.base_url is not None:
+            check_base_url(self.base_url)
 
 
 DEFAULT_LIMITS = Limits()

@@ -299,7 +299,8 @@ class SitemapVisited(Event):
     ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
     named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
     what went wrong or was tolerated, ``lastmod`` is what the parent index said, and
-    ``lastmods`` (with a state store) whether this document's lastmods can be trusted.
+    ``lastmods`` (with a state store) whether this document's lastmods can be trusted. The
+    fields after it describe the response (see their comment).
     """
 
     url: str
@@ -317,6 +318,21 @@ class SitemapVisited(Event):
     lastmod: datetime | None = None
     # With a state store: the verdict on this document's lastmods (None without one).
     lastmods: LastmodTrust | None = None
+    # When it was named in the run (0, 1, 2...): sources in the order given, then the
+    # documents robots.txt files and indexes name, each in its document order. A parent's
+    # children sorted by it are in the order the parent names them, whatever order they
+    # finished in.
+    order: int = 0
+    # What the response said of itself, for `check` (None where nothing was fetched):
+    # the redirect hops as (status, target), the Content-Type and Content-Encoding headers,
+    # whether the body was a gzip file (its magic bytes), the character encoding when it
+    # was not UTF-8, and the seconds spent waiting on the network.
+    redirects: tuple[tuple[int, str], ...] = ()
+    content_type: str | None = None
+    content_encoding: str | None = None
+    gzipped: bool = False
+    encoding: str | None = None
+    elapsed: float | None = None
 
 
 # -- incremental runs ---------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, cast
 import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
@@ -21,7 +23,7 @@ from ._io._outbox import Batch, Progress
 from ._io._state import StateStore, open_store
 from ._io._walk import Walk
 from ._models import Entry, Event
-from ._sources import is_url
+from ._sources import check_source, is_url
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -43,7 +45,10 @@ class SitemapReader:
                 print(entry.loc)
 
     A source is a site root (``https://example.com/``: robots.txt, then well-known paths),
-    a robots.txt URL, a sitemap or index URL, a local file path, or ``-`` for stdin.
+    a robots.txt URL, a sitemap or index URL, a local file (a path or a ``file:`` URL), or
+    ``-`` for stdin. Iterating a walk over any other source raises ValueError naming it: a
+    URL that does not parse or has no host, another scheme (``ftp:``), or a host written
+    without its scheme that is no file (``www.example.com``: "did you mean https://...?").
 
     Args:
         config: limits, timeouts, retries, scope, user agent, incremental policy
@@ -147,6 +152,8 @@ class SitemapReader:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
         if not sources and not leaves:
             raise ValueError("give at least one source")
+        for source in sources:
+            check_source(source)  # a source no run can read is refused before any fetch
         assert self._session is not None
         deadline = self.config.timeouts.deadline
         self.progress = Progress()
@@ -159,6 +166,7 @@ class SitemapReader:
             self.config,
             deadline=None if deadline is None else time.monotonic() + deadline,
             guard=self._guard,
+            progress=self.progress,
         )
         walk = Walk(
             fetcher,
@@ -223,3 +231,18 @@ class SitemapReader:
                 for event in batch:
                     if type(event) is Entry:
                         yield event
+
+    async def check(
+        self, *sources: Source, checker: Checker | None = None
+    ) -> AsyncGenerator[Finding, None]:
+        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see the
+        README's "check"): each as soon as it is known, those that need the whole run
+        (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
+        :class:`Checker` to set its options and keep what it gathered for a report."""
+        checker = checker or Checker()
+        async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
+            async for batch in batches:
+                for found in checker.feed(batch):
+                    yield found
+        for found in checker.close():
+            yield found

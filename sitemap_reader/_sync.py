@@ -20,6 +20,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import TypeVar
 
 from ._config import ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._io._state import StateStore
 from ._models import Entry, Event
 from ._reader import SitemapReader, Source
@@ -79,6 +81,21 @@ def collect_urls_sync(
 ) -> list[str]:
     """Every page URL of the sources, as a list (for small sites and scripts)."""
     return [entry.loc for entry in entries_sync(*sources, config=config, state=state)]
+
+
+def check_sync(
+    *sources: Source, config: ReaderConfig | None = None, checker: Checker | None = None
+) -> list[Finding]:
+    """Blocking ``SitemapReader.check``: every finding of the sources' sitemaps, as a list."""
+    checker = checker or Checker()
+    found: list[Finding] = []
+    events = walk_sync(*sources, config=config)
+    try:
+        for event in events:
+            found += checker.feed((event,))
+    finally:
+        events.close()
+    return found + checker.close()
 
 
 # -- async code run from sync code ---------------------------------------------------------------

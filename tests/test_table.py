@@ -526,7 +526,7 @@ def test_a_missing_extra_is_named(module: str, tmp_path: Path) -> None:
         parquet = "pip install 'sitemap-reader[parquet]'"
         assert f"entries_to_table failed: {missing}: {parquet}\n" in done.stdout
         assert "cli: 2" in done.stdout
-        assert f"sitemap-reader: error: {missing}: {parquet}" in done.stderr
+        assert f"sitemap-reader dump: error: {missing}: {parquet}" in done.stderr
         assert not (tmp_path / "out.parquet").exists()
     else:  # Arrow and Parquet need pyarrow only
         assert "entries_to_table worked" in done.stdout

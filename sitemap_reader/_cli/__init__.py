@@ -1,14 +1,17 @@
-"""The command line: ``sitemap-reader dump``, ``tree`` and ``state show``; this module parses
-the arguments, hands them to the command they name and turns its outcome into an exit status.
+"""The command line: ``sitemap-reader dump``, ``tree``, ``check`` and ``state show``; this
+module parses the arguments, hands them to the command they name and turns its outcome into an
+exit status.
 
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
 glue the package shares (``run_blocking``, ``source_name``, the writers beside
 ``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
 stderr. Exit status: 0 when a source was read (even in part) or found unchanged, 1 when none
-could be, 2 for a usage error (a state file that cannot be used included).
+could be (``check``: 1 when a finding reaches ``--fail-on``), 2 for a usage error (a state file
+that cannot be used included), 130 when interrupted. A usage error prints the command's own
+one-line usage and one error line.
 
-The layout: ``_dump``, ``_tree`` and ``_state`` hold one command each (``register`` its
-parser, ``run`` it); ``_options`` declares the options they share and builds the config;
+The layout: ``_dump``, ``_tree``, ``_check`` and ``_state`` hold one command each (``register``
+its parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
 problems and the summary.
 """
@@ -22,20 +25,23 @@ from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from . import _dump, _state, _tree
+from . import _check, _dump, _state, _tree
 from ._options import UsageError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    command: argparse.ArgumentParser = args.parser  # the one named last: its usage, its help
+    if unknown:  # said by the command, as its other errors are
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.run is None:  # no command, or a command with no action
-        parser.print_help(sys.stderr)
+        command.print_help(sys.stderr)
         return 2
     try:
         return int(args.run(args))
     except UsageError as exc:
-        parser.error(str(exc))
+        command.error(str(exc))
     except sr.StateError as exc:
         print(f"sitemap-reader: {exc}", file=sys.stderr)
         return 2
@@ -58,10 +64,11 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="sitemap-reader",
         description="Read a site's sitemaps (robots.txt, indexes, XML, text, feeds, gzip) "
         "and print one record per page URL.",
+        epilog="Each command's --help gives its options and exit statuses.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {sr.__version__}")
-    parser.set_defaults(run=None)  # each command (or action) sets its own
+    parser.set_defaults(run=None, parser=parser)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for command in (_dump, _tree, _state):
+    for command in (_dump, _tree, _check, _state):
         command.register(commands)
     return parser

@@ -18,25 +18,20 @@ from .._serialize import change_writer, entry_writer
 from . import _options
 from ._console import Console, Tally
 from ._run import run_walk
+from ._values import since
 
 
 def register(commands: _options.Commands) -> None:
-    dump = commands.add_parser(
+    dump = _options.add_command(
+        commands,
         "dump",
+        run,
         help="print every page URL the sources' sitemaps vouch for",
-        description="Print one record per page URL. SOURCE: a site root "
-        "(https://example.com/), a robots.txt, sitemap or index URL, a local file, or - "
-        "for stdin.",
+        description="Print one record per page URL the sources' sitemaps vouch for, on "
+        "stdout or in a file; problems, progress and a summary go to stderr.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
-    dump.add_argument("sources", nargs="*", metavar="SOURCE")
-    dump.add_argument(
-        "--sites",
-        metavar="FILE",
-        help="also read the sites listed in FILE (- for stdin): one a line, blank lines and "
-        "# comments skipped. All are read in one run, sharing its per-host limit; its "
-        "budgets count them all, so a long list may need --deadline none and a larger "
-        "--max-sitemaps",
-    )
+    _options.add_sources(dump)
     dump.add_argument(
         "--format",
         choices=("jsonl", "csv", "txt", "parquet"),
@@ -48,9 +43,10 @@ def register(commands: _options.Commands) -> None:
     dump.add_argument("-o", "--output", metavar="FILE", help="write records here, not stdout")
     dump.add_argument(
         "--since",
-        metavar="DATE",
-        type=_options.date,
-        help="keep entries whose lastmod is at or after DATE (entries without one are kept)",
+        metavar="WHEN",
+        type=since,
+        help="keep entries whose lastmod is at or after WHEN: a date (2024-05-01) or a "
+        "duration back from now (7d, 12h); entries without a lastmod are kept",
     )
     dump.add_argument(
         "--since-strict",
@@ -59,7 +55,6 @@ def register(commands: _options.Commands) -> None:
     )
     _options.add_reading_options(dump)
     _options.add_state_options(dump)
-    dump.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,12 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
     """The sources (--sites added) and the config, or a UsageError naming what is wrong."""
-    if args.sites is not None:
-        if args.sites == "-" and "-" in args.sources:
-            raise _options.UsageError("stdin is read once: --sites - and the SOURCE - together")
-        args.sources = [*args.sources, *_site_lines(args.sites)]
-    if not args.sources:
-        raise _options.UsageError("the following arguments are required: SOURCE (or --sites FILE)")
+    args.sources = _options.sources(args)
     config = _options.config(args, changes=args.changes)
     if args.since_strict and args.since is None:
         raise _options.UsageError("--since-strict needs --since")
@@ -115,20 +105,6 @@ def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
         except ImportError as exc:  # pyarrow is an optional extra: say which
             raise _options.UsageError(str(exc)) from None
     return config
-
-
-def _site_lines(path: str) -> list[str]:
-    """The sites of a --sites file: one a line; blank lines and # comments skipped."""
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as file:
-                text = file.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _options.UsageError(f"cannot read the --sites file {path}: {exc}") from None
-    stripped = (line.strip() for line in text.splitlines())
-    return [line for line in stripped if line and not line.startswith("#")]
 
 
 def _dump(

@@ -176,7 +176,7 @@ class Decoding:
     read as UTF-8.
     """
 
-    __slots__ = ("_decoder", "_doc", "_head", "_hint", "_raw", "_strict", "settled")
+    __slots__ = ("_decoder", "_doc", "_head", "_hint", "_raw", "_strict", "codec", "settled")
 
     def __init__(self, doc: Document, content_type: str | None = None) -> None:
         self._doc = doc
@@ -186,6 +186,7 @@ class Decoding:
         self._head: str | None = ""  # decoded text held until its declaration is judged
         self._strict = True  # XML (a fault is the parser's to report), not a text sitemap
         self.settled = False
+        self.codec: str | None = None  # the codec decoding the document; None: UTF-8
 
     def feed(self, data: bytes) -> bytes:
         if self._decoder is not None:
@@ -217,6 +218,7 @@ class Decoding:
     def _start(self, plan: _Plan, head: bytes) -> bytes:
         self._raw = bytearray()
         if plan.codec is not None and not self._doc.ended:
+            self.codec = plan.codec
             self._decoder = codecs.getincrementaldecoder(plan.codec)(_ESCAPE)
             return self._decode(head, final=False)
         self.settled = True

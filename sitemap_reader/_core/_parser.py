@@ -73,6 +73,7 @@ class SitemapParser:
         self._finished = False
         self.bytes_in = 0  # bytes fed, as they came
         self.bytes_read = 0  # bytes of the document itself (decompressed)
+        self.encoding: str | None = None  # the codec it was decoded with; None: UTF-8
 
     # -- public ------------------------------------------------------------------------
 
@@ -146,14 +147,22 @@ class SitemapParser:
                 self._plain(head)
             if self._gunzip is not None and not self._gunzip.complete and not doc.ended:
                 self._end_handler(cut=False)
-                doc.fail(
-                    "truncated",
-                    "the gzip stream ends before its end; the entries before the cut were kept",
-                )
+                if self.bytes_read:
+                    doc.fail(
+                        "truncated",
+                        "the gzip stream ends before its end; the entries before the cut were kept",
+                    )
+                else:  # zlib still waits for the end of a header that a flag made endless
+                    doc.fail(
+                        "gzip-error",
+                        f"the gzip header is corrupt or cut: nothing could be inflated from "
+                        f"its {self.bytes_in:,} bytes",
+                    )
             elif not doc.ended:
                 decoding, self._decoding = self._decoding, None
                 if decoding is not None:
                     tail = decoding.close()  # what it held (an unknown encoding ends here)
+                    self.encoding = decoding.codec
                     if not doc.ended:
                         self._deliver(tail)
             if not doc.ended:
@@ -192,6 +201,7 @@ class SitemapParser:
         decoding = self._decoding
         if decoding is not None:
             data = decoding.feed(data)
+            self.encoding = decoding.codec
             if decoding.settled:
                 self._decoding = None  # UTF-8 from here on: nothing to do per chunk
         if not self._doc.ended:

@@ -308,6 +308,7 @@ class SitemapBody:
             source=ref.source,
             depth=depth,
             lastmod=ref.lastmod,
+            order=frontier.named,
         )
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
@@ -333,6 +334,15 @@ class SitemapBody:
 
     # -- the outcome --------------------------------------------------------------------------
 
+    def _cut_status(self) -> Status:
+        """A document not read to its end: partial once it was recognised as a sitemap (what
+        came before the fault stands), failed while nothing in it was (a cut root tag, a
+        corrupt gzip header): the one rule the summary, ``tree`` and the exit status follow."""
+        parser = self.parser
+        if parser is None or parser.format in (None, Format.UNKNOWN, Format.HTML):
+            return Status.FAILED
+        return Status.PARTIAL
+
     def report(self, result: FetchResult) -> SitemapVisited:
         job, parser = self.job, self.parser
         error = result.error
@@ -347,7 +357,7 @@ class SitemapBody:
             ):
                 status = Status.MISSING
             else:
-                status = Status.PARTIAL if self.emitted else Status.FAILED
+                status = self._cut_status()
                 problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
@@ -362,7 +372,7 @@ class SitemapBody:
             if fatal.kind in NOT_A_SITEMAP:
                 status = Status.MISSING if job.kind is JobKind.PROBE else Status.FAILED
             else:
-                status = Status.PARTIAL
+                status = self._cut_status()
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
@@ -380,6 +390,13 @@ class SitemapBody:
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
             lastmod=job.lastmod,
+            order=job.order,
+            redirects=result.redirects,
+            content_type=result.content_type,
+            content_encoding=result.content_encoding,
+            gzipped=parser is not None and parser.gzipped,
+            encoding=None if parser is None else parser.encoding,
+            elapsed=result.elapsed,
         )
 
 

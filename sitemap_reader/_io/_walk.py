@@ -28,13 +28,13 @@ from yarl import URL
 from .._config import ReaderConfig, ScopePolicy
 from .._core._jobs import Job, JobKind, Leaf, job_of, leaf_of
 from .._core._parser import SitemapParser
-from .._core._robots import sitemap_urls
+from .._core._robots import looks_like_robots, sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
 from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
-from ._fetch import CHUNK, Body, Fetcher, FetchResult
+from ._fetch import CHUNK, Body, Fetcher, FetchResult, could_not_connect
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
@@ -174,19 +174,24 @@ class Walk:
         plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
-        self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
         refs: tuple[SitemapRef, ...] = ()
         if error is not None and not _is_client_error(error):
             # -- RFC 9309 section 2.3.1.4: an unreachable robots.txt means complete disallow.
-            problem = Problem(
-                "robots-unavailable",
-                job.url,
-                f"{error!s}: the site is taken as disallowing everything "
-                "(RFC 9309) and is not probed further",
-            )
+            # A connection that never opened is most likely a wrong address: said so, and
+            # the robots.txt rule only where the server answered.
+            if could_not_connect(error):
+                why = f"{error!s}: is the address right?"
+            elif isinstance(error, HTTPStatusError):
+                why = (
+                    f"{error!s}: the site is taken as disallowing everything (RFC 9309) and "
+                    "is not probed further"
+                )
+            else:
+                why = f"{error!s}: the site is not read further"
+            problem = Problem("robots-unavailable", job.url, why)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -203,7 +208,18 @@ class Walk:
             if said is not None:
                 problems.append(said)
                 await self._outbox.emit([said], root=job.root)
-        vouched = origin_of(final)
+        problems += await self._follow(job, refs, final, origin_of(final))
+        await self._report_robots(
+            job, status, final, result, children=len(refs), problems=tuple(problems)
+        )
+        if not refs:
+            await self._probe(job, final)
+
+    async def _follow(
+        self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
+    ) -> list[Problem]:
+        """Queue the sitemaps a robots.txt names; the budget problems that refused some."""
+        problems = []
         for ref in refs:
             pushed = self._frontier.push(
                 Job(
@@ -218,11 +234,7 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
-        await self._report_robots(
-            job, status, final, result, children=len(refs), problems=tuple(problems)
-        )
-        if not refs:
-            await self._probe(job, final)
+        return problems
 
     async def _report_robots(
         self,
@@ -245,6 +257,10 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                order=job.order,
+                redirects=result.redirects,
+                content_type=result.content_type,
+                elapsed=result.elapsed,
             ),
             root=job.root,
         )
@@ -315,7 +331,6 @@ class Walk:
         finally:
             if hashed is not None:
                 hashed.release()
-        self._progress.bytes += result.bytes
         if body.deferred and result.error is None:
             if tracker is not None:
                 # Remembered as a leaf, never as read: its own read records that.
@@ -387,6 +402,7 @@ class Walk:
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
                 lastmods=lastmods,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -429,9 +445,17 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
-        parser = SitemapParser(name, limits=self._config.limits, resolve_relative=False)
+        # With a base URL the file stands there, as if fetched from it; without, it has no
+        # location: nothing to resolve against, no scope for its entries.
+        config = self._config
+        base = config.base_url
+        parser = SitemapParser(
+            base or name,
+            limits=config.limits,
+            resolve_relative=bool(base and config.resolve_relative),
+        )
         body = self._body(job)
-        body.begin(parser, Scope("", ScopePolicy.OFF))
+        body.begin(parser, Scope(base, config.scope) if base else Scope("", ScopePolicy.OFF))
         tracker = self._tracker
         hashed = None if tracker is None else Hashed(body)
         try:
@@ -442,19 +466,29 @@ class Walk:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                ),
                 root=job.root,
             )
             return
         size = 0
         try:
-            while True:
-                data = await asyncio.to_thread(stream.read, CHUNK)
-                if not data:
-                    break
+            data = await asyncio.to_thread(stream.read, CHUNK)
+            if os.path.basename(name).lower() == "robots.txt" or looks_like_robots(data):
+                rest = await asyncio.to_thread(stream.read, ROBOTS_MAX_BYTES - len(data))
+                await self._local_robots(job, data + rest, base or name)
+                return
+            while data:
                 size += len(data)
+                self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
+                data = await asyncio.to_thread(stream.read, CHUNK)
             await (hashed or body).finish()
         except OSError as exc:
             problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
@@ -463,13 +497,36 @@ class Walk:
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
-        result = FetchResult(url=name, final_url=name, bytes=size, attempts=1, read=True)
+        result = FetchResult(url=name, final_url=base or name, bytes=size, attempts=1, read=True)
         report = body.report(result)
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
             settled = body.settle(result, report, hashed.hexdigest())
             report = replace(report, lastmods=settled.lastmods)
         await self._outbox.report(report, root=job.root)
+
+    async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
+        """A local robots.txt (by its name or its lines): its Sitemap: lines are followed, as
+        a site's are; relative ones resolve against the base URL, if there is one."""
+        found = sitemap_urls(data, final)
+        problems = list(found.problems)
+        if not found.refs:
+            problems.append(Problem("no-sitemap", job.url, "the robots.txt names no sitemap"))
+        await self._outbox.emit(problems, root=job.root)
+        base = self._config.base_url
+        problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
+        await self._outbox.report(
+            SitemapVisited(
+                url=job.url,
+                status=Status.OK,
+                final_url=final,
+                format=Format.ROBOTS,
+                bytes=len(data),
+                children=len(found.refs),
+                problems=tuple(problems),
+            ),
+            root=job.root,
+        )
 
     async def _skip(self, job: Job, budget: str) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
@@ -483,6 +540,7 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
+                order=job.order,
             ),
             root=job.root,
         )
