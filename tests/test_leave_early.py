@@ -35,14 +35,14 @@ PER_CHILD = 300
 PATIENT = dataclasses.replace(FAST, timeouts=Timeouts(connect=2.0, read=30.0, request=30.0))
 
 # Each method of the reader iterated in its own asyncio.run, left at event ``stop``
-# (counted in events, a batch's events one by one; discovery, which hands out one Leaf per
-# child, at ``stop_discovery``): how far it went is printed.
+# (counted in events, a batch's events one by one; discovery and check, which give about
+# one Leaf or one finding per child, at ``stop_per_child``): how far it went is printed.
 SCRIPT = """
 import asyncio, sys
 from sitemap_reader import SitemapReader
 from tests.http_site import FAST
 
-root, stop, stop_discovery = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+root, stop, stop_per_child = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 async def leaves():
     async with SitemapReader(FAST) as reader:
@@ -55,7 +55,7 @@ def events(reader, method, found):
     return getattr(reader, method)(root)
 
 async def leave(method, found):
-    seen, at = 0, stop_discovery if method == "discover_batches" else stop
+    seen, at = 0, stop_per_child if method in ("discover_batches", "check") else stop
     async with SitemapReader(FAST) as reader:
         async for item in events(reader, method, found):
             seen += len(item) if isinstance(item, list) else 1
@@ -64,7 +64,7 @@ async def leave(method, found):
     print(method, seen)
 
 found = asyncio.run(leaves())
-for method in ("walk", "entries", "walk_batches", "discover_batches", "leaf_batches"):
+for method in ("walk", "entries", "walk_batches", "discover_batches", "leaf_batches", "check"):
     asyncio.run(leave(method, found), debug=True)
 """
 
@@ -75,18 +75,19 @@ def big_site() -> Iterator[Served]:
         children = [s.a(f"/c{i}.xml") for i in range(CHILDREN)]
         s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
         s.add("/index.xml", xml(sitemapindex(*children)))
-        for i in range(CHILDREN):
-            s.add(f"/c{i}.xml", xml(urlset(*(s.a(f"/c{i}/{j}") for j in range(PER_CHILD)))))
+        for i in range(CHILDREN):  # each lists its first page twice: a finding for check
+            pages = [s.a(f"/c{i}/{j}") for j in range(PER_CHILD)]
+            s.add(f"/c{i}.xml", xml(urlset(*pages, pages[0])))
         yield s
 
 
 @pytest.mark.parametrize(
-    ("stop", "stop_discovery"),
+    ("stop", "stop_per_child"),
     [(1, 1), (2, 2), (CHILDREN * PER_CHILD // 3, CHILDREN // 2)],
     ids=["first-event", "first-entries", "mid-site"],
 )
 def test_breaking_out_is_clean_at_shutdown(
-    big_site: Served, stop: int, stop_discovery: int
+    big_site: Served, stop: int, stop_per_child: int
 ) -> None:
     """Every iterator of the reader, left at the first events or mid-site: exit 0, nothing
     on stderr (no 'Session is closed', no task destroyed pending, no warning)."""
@@ -101,7 +102,7 @@ def test_breaking_out_is_clean_at_shutdown(
             SCRIPT,
             big_site.a("/"),
             str(stop),
-            str(stop_discovery),
+            str(stop_per_child),
         ],
         capture_output=True,
         timeout=120,
@@ -112,7 +113,8 @@ def test_breaking_out_is_clean_at_shutdown(
     assert done.returncode == 0
     counts = {m: int(n) for m, n in (line.split() for line in done.stdout.decode().splitlines())}
     # Left where asked (a batch may pass the mark), far from the end of the site.
-    assert stop_discovery <= counts.pop("discover_batches") < CHILDREN, done.stdout
+    for per_child in ("discover_batches", "check"):
+        assert stop_per_child <= counts.pop(per_child) < CHILDREN, done.stdout
     assert set(counts) == {"walk", "entries", "walk_batches", "leaf_batches"}
     assert all(stop <= n < CHILDREN * PER_CHILD for n in counts.values()), counts
 

@@ -19,6 +19,7 @@ from sitemap_reader import (
     SitemapVisited,
     Status,
     Timeouts,
+    check_sync,
     collect_urls_sync,
     entries_sync,
     walk_sync,
@@ -138,26 +139,35 @@ def test_stopping_early_does_not_wait_for_a_slow_fetch() -> None:
 # -- inside a running event loop (a notebook: a coroutine calls the blocking wrapper) -----------
 
 
+def timeless(event: Event) -> Event:
+    """The event without the time its document took (it differs from run to run)."""
+    return dataclasses.replace(event, elapsed=0.0) if type(event) is SitemapVisited else event
+
+
 def test_every_wrapper_inside_a_running_loop_gives_what_it_gives_outside(served: Served) -> None:
     """Called from a coroutine, as a notebook cell calls them, the wrappers run the walk on
     a thread and loop of their own and give what they give from plain sync code."""
     root = served.a("/")
 
-    def every() -> tuple[list[Event], list[Entry], list[str]]:
+    Every = tuple[list[Event], list[Entry], list[str], list[tuple[str, str]]]
+
+    def every() -> Every:
         return (
-            list(walk_sync(root, config=ONE_AT_A_TIME)),
+            [timeless(e) for e in walk_sync(root, config=ONE_AT_A_TIME)],
             list(entries_sync(root, config=ONE_AT_A_TIME)),
             collect_urls_sync(root, config=ONE_AT_A_TIME),
+            [(f.code, f.url) for f in check_sync(root, config=ONE_AT_A_TIME)],
         )
 
-    async def cell() -> tuple[list[Event], list[Entry], list[str]]:
+    async def cell() -> Every:
         return every()
 
     outside = every()
     inside = asyncio.run(cell())
 
     assert inside == outside
-    events, entries, urls = inside
+    events, entries, urls, findings = inside
+    assert ("H201", served.a("/missing.xml")) in findings
     assert sum(type(e) is SitemapVisited for e in events) == 5
     assert urls == [e.loc for e in entries] == [s for s in urls if "/a/" in s or "/b/" in s]
     assert len(urls) == 3
