@@ -4,8 +4,10 @@ the arguments, hands them to the command they name and turns its outcome into an
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
 glue the package shares (``run_blocking``, ``source_name``, the writers beside
 ``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
-stderr. Exit status: 0 when a source was read (even in part) or found unchanged, 1 when none
-could be, 2 for a usage error (a state file that cannot be used included).
+stderr. Exit status: 0 when a source was read (even in part) or found unchanged, and when the
+reader of stdout went away (``| head``); 1 when none could be, or the records could not be
+written; 2 for a usage error (a state file or an ``-o`` file that cannot be used included);
+130 on Ctrl-C, 143 on SIGTERM.
 
 The layout: ``_dump``, ``_tree`` and ``_state`` hold one command each (``register`` its
 parser, ``run`` it); ``_options`` declares the options they share and builds the config;
@@ -16,14 +18,14 @@ problems and the summary.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from . import _dump, _state, _tree
+from . import _dump, _signals, _state, _tree
 from ._options import UsageError
+from ._output import OutputError, drop_stdout
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,17 +41,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sr.StateError as exc:
         print(f"sitemap-reader: {exc}", file=sys.stderr)
         return 2
+    except OutputError as exc:
+        print(f"sitemap-reader: {exc}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
-        print("sitemap-reader: interrupted", file=sys.stderr)
-        return 130
+        status, line = _signals.interrupted()
+        print(line, file=sys.stderr)
+        return status
     except BrokenPipeError:
         # The reader of stdout went away (| head): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        drop_stdout()
         return 0
 
 
 def entrypoint() -> None:
+    _signals.stop_on_sigterm()
     sys.exit(main(sys.argv[1:]))
 
 

@@ -9,7 +9,7 @@ from typing import IO
 
 import sitemap_reader as sr
 
-from . import _options
+from . import _options, _output
 from ._console import READ, Console, Tally
 from ._run import run_walk
 
@@ -37,8 +37,9 @@ def run(args: argparse.Namespace) -> int:
                 tally.visited(event)
 
     tally = run_walk(args, config, console, handle)
-    print_tree(reports, sys.stdout)
-    sys.stdout.flush()  # the tree before the summary, when both go to one terminal
+    with _output.stdout_writing():
+        print_tree(reports, sys.stdout)
+        sys.stdout.flush()  # the tree before the summary, when both go to one terminal
     if tally.progress is not None:
         tally.written = tally.progress.entries  # the URLs the tree counted (none written)
     console.summary(tally)

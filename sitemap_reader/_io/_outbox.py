@@ -1,7 +1,10 @@
 """What a run hands out: batches on a bounded queue to the consumer, and live counters.
 
 The queue is short on purpose: a slow consumer slows the fetching, and memory stays
-bounded by the work in flight, never by the size of the site.
+bounded by the work in flight, never by the size of the site. Ending a run never waits on
+that queue: the end is marked without a put, and once the consumer has left (an interrupt,
+a closed pipe, a ``break``) every put fails at once, so no task waits for room nothing will
+make.
 """
 
 from __future__ import annotations
@@ -42,10 +45,19 @@ class Outbox:
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
         self._queue: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
+        self._closed = False  # no batch comes after those queued
+        self._abandoned = False  # the consumer left: no batch is wanted any more
+
+    async def _put(self, batch: list[Event]) -> None:
+        if self._abandoned:
+            # The task is being stopped; a cancellation it missed (wait_for can lose one
+            # before Python 3.12) must not leave it waiting on a queue nobody drains.
+            raise asyncio.CancelledError
+        await self._queue.put(batch)
 
     async def emit(self, batch: Sequence[Event]) -> None:
         if batch:
-            await self._queue.put(list(batch))
+            await self._put(list(batch))
 
     async def report(self, report: SitemapVisited) -> None:
         """One document's report, counted as done."""
@@ -53,16 +65,25 @@ class Outbox:
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
-        await self._queue.put([report])
+        await self._put([report])
 
     async def hand_out(self, leaf: Leaf) -> None:
         """Discovery: a leaf, passed on unread."""
         # Discovery batches carry Leaf records (discover_batches' type says so).
-        await self._queue.put([leaf])  # type: ignore[list-item]
+        await self._put([leaf])  # type: ignore[list-item]
 
-    async def close(self) -> None:
-        await self._queue.put(None)
+    def close(self) -> None:
+        """No batch comes after those queued; never waits (the queue may be full)."""
+        self._closed = True
+        if not self._queue.full():  # wakes a consumer waiting on an empty queue
+            self._queue.put_nowait(None)
+
+    def abandon(self) -> None:
+        """The consumer left: every put from now on fails (see :meth:`_put`)."""
+        self._abandoned = True
 
     async def get(self) -> list[Event] | None:
         """The next batch; None once the run is over."""
+        if self._closed and self._queue.empty():
+            return None
         return await self._queue.get()
