@@ -12,7 +12,9 @@ written; 2 for a usage error (a state file or an ``-o`` file that cannot be used
 The layout: ``_dump``, ``_tree`` and ``_state`` hold one command each (``register`` its
 parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
-problems and the summary.
+problems and the summary; ``_output`` is where ``dump``'s records go (stdout, or ``-o``
+written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
+Ctrl-C does.
 """
 
 from __future__ import annotations
