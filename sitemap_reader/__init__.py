@@ -50,6 +50,7 @@ from ._models import (
     Image,
     News,
     Problem,
+    ProblemKind,
     SitemapRef,
     SitemapState,
     SitemapVisited,
@@ -60,7 +61,8 @@ from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
     from ._core._jobs import Leaf
-    from ._io._outbox import Progress
+    from ._frames import problem_schema, read_dataframe, read_dataframe_sync
+    from ._io._outbox import Batch, Progress
     from ._reader import SitemapReader
     from ._sync import collect_urls_sync, entries_sync, walk_sync
     from ._table import (
@@ -69,8 +71,6 @@ if _typing.TYPE_CHECKING:
         entries_to_dataframe,
         entries_to_table,
         entry_schema,
-        read_dataframe,
-        read_dataframe_sync,
         table_to_dataframe,
     )
 
@@ -78,6 +78,7 @@ if _typing.TYPE_CHECKING:
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
 # pandas are optional extras (imported when a function needs them).
 _LAZY = {
+    "Batch": "._io._outbox",
     "Leaf": "._core._jobs",
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
@@ -88,8 +89,9 @@ _LAZY = {
     "entries_to_dataframe": "._table",
     "entries_to_table": "._table",
     "entry_schema": "._table",
-    "read_dataframe": "._table",
-    "read_dataframe_sync": "._table",
+    "problem_schema": "._frames",
+    "read_dataframe": "._frames",
+    "read_dataframe_sync": "._frames",
     "table_to_dataframe": "._table",
     "walk_sync": "._sync",
 }
@@ -106,6 +108,7 @@ __all__ = [
     "WELL_KNOWN_PATHS",
     "AddressRefused",
     "Alternate",
+    "Batch",
     "ChangeFreq",
     "ChangeKind",
     "Entry",
@@ -124,6 +127,7 @@ __all__ = [
     "ParquetSink",
     "ParseError",
     "Problem",
+    "ProblemKind",
     "Progress",
     "ReaderConfig",
     "RetryPolicy",
@@ -153,6 +157,7 @@ __all__ = [
     "entry_schema",
     "entry_to_dict",
     "parse_datetime",
+    "problem_schema",
     "read_dataframe",
     "read_dataframe_sync",
     "table_to_dataframe",

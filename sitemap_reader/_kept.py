@@ -17,7 +17,7 @@ import operator
 import pickle
 import sqlite3
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from typing import Any
 
 from . import Entry, EntryChange, SitemapState
 from ._io._state import ChangeFeedStore
@@ -77,18 +77,8 @@ class KeptEntries:
     def put(self, state: SitemapState) -> None:
         self.store.put(state)
 
-    def touch(
-        self,
-        url: str,
-        *,
-        lastmod: datetime | None,
-        checked_at: datetime,
-        etag: str | None = None,
-        last_modified: str | None = None,
-    ) -> None:
-        self.store.touch(
-            url, lastmod=lastmod, checked_at=checked_at, etag=etag, last_modified=last_modified
-        )
+    def touch(self, url: str, **fields: Any) -> None:  # the store's own keywords, passed on
+        self.store.touch(url, **fields)
 
     def changes(self) -> Iterator[EntryChange]:
         return self.store.changes()

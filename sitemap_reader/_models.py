@@ -163,6 +163,68 @@ class SitemapRef(Event):
     source: str = ""
 
 
+class ProblemKind(str, enum.Enum):
+    """Every ``Problem.kind``: a short stable word, the README's table of kinds in code.
+
+    A ``str`` enum, so kinds compare equal to their words and JSON output is unchanged.
+    """
+
+    # The document's content: tolerated (the entry or value left out) ...
+    NAMESPACE = "namespace"
+    INVALID_LOC = "invalid-loc"
+    RELATIVE_LOC = "relative-loc"
+    LOC_TOO_LONG = "loc-too-long"
+    MISSING_LOC = "missing-loc"
+    RELATIVE_LOC_RESOLVED = "relative-loc-resolved"
+    INVALID_LASTMOD = "invalid-lastmod"
+    INVALID_CHANGEFREQ = "invalid-changefreq"
+    INVALID_PRIORITY = "invalid-priority"
+    INVALID_EXTENSION = "invalid-extension"
+    ENCODING = "encoding"
+    TOO_MANY_URLS = "too-many-urls"
+    # ... or ending the document.
+    HTML = "html"
+    UNKNOWN_FORMAT = "unknown-format"
+    EMPTY = "empty"
+    NOT_WELL_FORMED = "not-well-formed"
+    TRUNCATED = "truncated"
+    UNSAFE_XML = "unsafe-xml"
+    TOO_LARGE = "too-large"
+    TOKEN_TOO_LARGE = "token-too-large"
+    TOO_NESTED = "too-nested"
+    GZIP_ERROR = "gzip-error"
+    UNKNOWN_ENCODING = "unknown-encoding"
+    # The fetch.
+    HTTP_STATUS = "http-status"
+    NETWORK = "network"
+    REDIRECT = "redirect"
+    CONTENT_ENCODING = "content-encoding"
+    PRIVATE_ADDRESS = "private-address"
+    # Budgets of the run.
+    DEADLINE = "deadline"
+    MAX_SITEMAPS = "max-sitemaps"
+    MAX_SITEMAPS_PER_SITE = "max-sitemaps-per-site"
+    MAX_ENTRIES = "max-entries"
+    MAX_TOTAL_BYTES = "max-total-bytes"
+    # Discovery and the walk.
+    ROBOTS_UNAVAILABLE = "robots-unavailable"
+    NO_SITEMAP = "no-sitemap"
+    OUT_OF_SCOPE = "out-of-scope"
+    TOO_DEEP = "too-deep"
+    CYCLE = "cycle"
+    DUPLICATE = "duplicate"
+    UNREADABLE = "unreadable"
+    # An exception no other kind names (a bug if it is ever seen).
+    ERROR = "error"
+
+    # Read as the word everywhere: str() and f-strings ("... [network]").
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 @dataclass(frozen=True, slots=True)
 class Problem(Event):
     """Something that went wrong or was tolerated while reading ``url``.

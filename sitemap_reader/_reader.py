@@ -16,7 +16,7 @@ from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
 from ._io._incremental import feed_store
-from ._io._outbox import Progress
+from ._io._outbox import Batch, Progress
 from ._io._state import StateStore, open_store
 from ._io._walk import Walk
 from ._models import Entry, Event
@@ -163,11 +163,14 @@ class SitemapReader:
             leaves=leaves,
         )
 
-    async def walk_batches(self, *sources: Source) -> AsyncIterator[list[Event]]:
+    async def walk_batches(self, *sources: Source) -> AsyncIterator[Batch]:
         """Everything the run meets, in batches (the fastest way to consume a run).
 
         Batches hold ``Entry`` records, ``Problem`` events as they happen, and one
-        ``SitemapVisited`` report per document (robots.txt, index, sitemap).
+        ``SitemapVisited`` report per document (robots.txt, index, sitemap). Each is a
+        :class:`Batch`, a list whose ``root`` says which of ``sources`` its events descend
+        from (a local file by its absolute path), so a run over many sources can say each
+        entry's source.
         """
         async for batch in self._open_walk(sources).batches():
             yield batch
@@ -184,9 +187,10 @@ class SitemapReader:
         async for batch in self._open_walk(sources, defer_leaves=True).batches():
             yield cast("list[Event | Leaf]", batch)
 
-    async def leaf_batches(self, *leaves: Leaf) -> AsyncIterator[list[Event]]:
+    async def leaf_batches(self, *leaves: Leaf) -> AsyncIterator[Batch]:
         """Read leaves found by :meth:`discover_batches` as the whole walk would have (same
-        scope, vouching and budgets; one that became an index has its children read)."""
+        scope, vouching and budgets; one that became an index has its children read). A
+        batch's ``root`` is its leaf's."""
         async for batch in self._open_walk((), leaves=leaves).batches():
             yield batch
 

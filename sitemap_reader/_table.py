@@ -2,7 +2,7 @@
 
 The schema (:func:`entry_schema`) is the one contract of every columnar output: the Parquet
 file of ``dump --format parquet``, :func:`entries_to_table`, :func:`entries_to_dataframe`
-and :func:`read_dataframe`; anything that turns entries into frames (a Dask task over one
+and ``read_dataframe`` (in ``_frames``); anything that turns entries into frames (a Dask task over one
 leaf sitemap) goes through :func:`entries_to_table` so that it cannot drift.
 
 ====================  ======================================  ==============================
@@ -15,9 +15,10 @@ column                Arrow type                              value
 ``changefreq``        string                                  ``always`` ... ``never``, null
 ``priority``          float64                                 as written (no 0.5 default)
 ``sitemap``           string, not null                        the document it came from
-``source``            string                                  the SOURCE it was read for: a
+``source``            string                                  the SOURCE it descends from: a
                                                               URL as given, a local file's
-                                                              absolute path, ``-``
+                                                              absolute path, ``-`` (a batch's
+                                                              ``root``)
 ``images``            list<struct<loc, caption, title,        one item per ``image:image``;
                       geo_location, license>>                 an empty list when none
 ``videos``            list<struct<thumbnail_loc, title,       ``duration`` and
@@ -38,7 +39,7 @@ empty lists where the JSON object leaves a key out.
 
 pyarrow (and pandas, for frames) are optional: they are imported on first use, and their
 absence raises ImportError naming the extra to install. This module imports the records
-only; the reader (aiohttp) is loaded by :func:`read_dataframe` alone.
+only, never the reader (aiohttp).
 """
 
 from __future__ import annotations
@@ -54,17 +55,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ._models import Alternate, Entry, Image, News, Video
 from ._replacement import Replacement
-from ._sources import source_name
 
 if TYPE_CHECKING:
-    import aiohttp
     import pandas as pd
     import pyarrow as pa
     from typing_extensions import Self
-
-    from ._config import ReaderConfig
-    from ._io._state import StateStore
-    from ._reader import Source
 
 _EXTRA = "pip install 'sitemap-reader[parquet]'"
 _EXTRA_PANDAS = "pip install 'sitemap-reader[pandas]'"
@@ -334,8 +329,8 @@ class ParquetSink:
     """Write entries to a Parquet file of :func:`entry_schema`, in row groups, as they come.
 
         with ParquetSink("entries.parquet") as sink:
-            async for batch in reader.walk_batches(source):
-                sink.write([e for e in batch if type(e) is Entry], source=source)
+            async for batch in reader.walk_batches(*sources):
+                sink.write([e for e in batch if type(e) is Entry], source=batch.root)
 
     Entries are converted a few thousand at a time, and each full row group of
     ``row_group_size`` rows is written, so memory stays flat for any number of rows: at most
@@ -469,74 +464,3 @@ class ParquetSink:
             self.close()
         else:
             self.abort()
-
-
-# -- reading into a DataFrame ------------------------------------------------------------------
-
-
-async def read_dataframe(
-    *sources: Source,
-    config: ReaderConfig | None = None,
-    state: StateStore | str | os.PathLike[str] | None = None,
-    session: aiohttp.ClientSession | None = None,
-) -> pd.DataFrame:
-    """Every entry the sources' sitemaps vouch for, as one pandas DataFrame.
-
-    The columns are :func:`entry_schema`'s, with the dtypes of :func:`table_to_dataframe`;
-    ``source`` says which of ``sources`` each row was read for. Each source is walked in
-    turn with one :class:`SitemapReader` (``config``, ``state`` and ``session`` as there:
-    scope, limits, retries and incremental runs apply), so a sitemap that two sources reach
-    gives rows for both. Problems do not raise: what could be read is returned (use
-    ``SitemapReader.walk`` to see them). Entries are converted in batches as they come; the
-    frame is the only thing that grows.
-
-    Raises:
-        ImportError: pandas or pyarrow is not installed (the message names the extra).
-        ValueError: no source, or ``config.incremental.changes`` (the change feed has no
-            entries).
-    """
-    from ._reader import SitemapReader
-
-    if not sources:
-        raise ValueError("give at least one source")
-    _pd()  # fail before any fetch
-    pa = _pa()
-    if config is not None and config.incremental.changes:
-        raise ValueError("read_dataframe reads entries; the change feed needs SitemapReader.walk")
-    batches: list[Any] = []
-
-    def convert(entries: list[Entry], source: str) -> None:
-        batches.append(_record_batch(entries, _source_column(pa, [(source, len(entries))])))
-
-    async with SitemapReader(config, session=session, state=state) as reader:
-        for source in sources:
-            name = source_name(source)  # as the walk names its root (Leaf.root)
-            pending: list[Entry] = []
-            async for batch in reader.walk_batches(source):
-                pending += [e for e in batch if type(e) is Entry]
-                if len(pending) >= _CHUNK:  # as columns, a row takes a fraction of an Entry
-                    convert(pending, name)
-                    pending = []
-            if pending:
-                convert(pending, name)
-    return table_to_dataframe(pa.Table.from_batches(batches, schema=entry_schema()))
-
-
-def read_dataframe_sync(
-    *sources: Source,
-    config: ReaderConfig | None = None,
-    state: StateStore | str | os.PathLike[str] | None = None,
-) -> pd.DataFrame:
-    """Blocking :func:`read_dataframe`, for scripts (advertools' ``sitemap_to_df`` job).
-
-    Raises:
-        RuntimeError: called from a running event loop (in a notebook, ``await
-            read_dataframe(...)`` instead).
-    """
-    from ._sync import run_blocking
-
-    return run_blocking(
-        lambda: read_dataframe(*sources, config=config, state=state),
-        refuse="read_dataframe_sync() blocks; inside async code (a notebook) use "
-        "'await read_dataframe(...)'",
-    )

@@ -34,7 +34,6 @@ This module needs dask, distributed, pandas and pyarrow (``pip install
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import os
 import re
@@ -45,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from ._config import ReaderConfig
 from ._core._jobs import Leaf
+from ._frames import problem_frame, problem_schema
 from ._models import Entry, Problem
 from ._reader import SitemapReader
 from ._sources import is_url
@@ -71,41 +71,6 @@ __all__ = ["problem_schema", "read_sites"]
 
 _CONVERT_EVERY = 8_192  # entries turned into Arrow at once: a leaf's records never pile up
 _SITES_AT_ONCE = 8  # sites one discovery task reads concurrently
-
-
-# -- the problems frame -------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def problem_schema() -> pa.Schema:
-    """The Arrow schema of the problems frame: one row per problem of a site's read.
-
-    ``site`` (the site as given), ``url`` (the document or child it concerns), ``kind``
-    (README's table of kinds: ``robots-unavailable``, ``http-status``, ``network``, ...),
-    ``message`` and ``fatal`` (the document ended there).
-    """
-    pa = _pa()
-    return pa.schema(
-        [
-            pa.field("site", pa.string(), nullable=False),
-            pa.field("url", pa.string(), nullable=False),
-            pa.field("kind", pa.string(), nullable=False),
-            pa.field("message", pa.string(), nullable=False),
-            pa.field("fatal", pa.bool_(), nullable=False),
-        ]
-    )
-
-
-def _problem_frame(rows: Sequence[tuple[str, Problem]]) -> pd.DataFrame:
-    pa = _pa()
-    columns = [
-        pa.array([site for site, _ in rows], pa.string()),
-        pa.array([p.url for _, p in rows], pa.string()),
-        pa.array([p.kind for _, p in rows], pa.string()),
-        pa.array([p.message for _, p in rows], pa.string()),
-        pa.array([p.fatal for _, p in rows], pa.bool_()),
-    ]
-    return table_to_dataframe(pa.Table.from_arrays(columns, schema=problem_schema()))
 
 
 # -- state files: one per site's tree, one per leaf, so no two tasks share one -----------------
@@ -237,7 +202,7 @@ def _read_part(
     rows = [
         (site, p) for (site, _), (_, problems) in zip(part, results, strict=True) for p in problems
     ]
-    return entries, _problem_frame(rows)
+    return entries, problem_frame(rows)
 
 
 async def _read_leaves(
@@ -382,7 +347,7 @@ def read_sites(
         )
     else:
         entries = dd.from_pandas(entries_meta, npartitions=1)
-    discovered = _problem_frame([(f.site, p) for f in found for p in f.problems])
+    discovered = problem_frame([(f.site, p) for f in found for p in f.problems])
     problems = dd.from_delayed(
         [delayed(discovered), *(problem_part for _, problem_part in tasks)],
         meta=discovered.iloc[:0],

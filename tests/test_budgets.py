@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import Limits, ReaderConfig, SitemapReader, Status, Timeouts
+from sitemap_reader import Event, Limits, ReaderConfig, SitemapReader, Status, Timeouts
 
 from .http_site import FAST, Run, Served, ThreadedServer, serve, sitemapindex, urlset, xml
 from .test_cli import run_cli
@@ -147,7 +147,7 @@ async def test_fan_out_keeps_the_frontier_within_the_budget(
     loop = asyncio.get_running_loop()
     start = loop.time()
     async with SitemapReader(config) as reader:
-        events = []
+        events: list[Event] = []
         async for batch in reader.walk_batches(s.a("/fan/0.xml")):
             events.extend(batch)
             queued = max(queued, reader.progress.queued)

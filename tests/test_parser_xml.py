@@ -6,6 +6,7 @@ Most tests run on both XML paths (the ``fast`` fixture: scanner, then expat alon
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -22,7 +23,9 @@ from sitemap_reader import (
     Problem,
     SitemapParser,
     SitemapRef,
+    Video,
 )
+from sitemap_reader._core._extensions import CONTAINERS
 
 from .helpers import (
     IMAGE_NS,
@@ -592,6 +595,14 @@ def test_extension_elements_in_another_namespace_are_ignored(fast: bool) -> None
     )
     [entry] = parse(doc.encode(), fast=fast)
     assert isinstance(entry, Entry) and entry.images == ()
+
+
+@pytest.mark.parametrize("model", [Image, Video, News])
+def test_every_extension_field_is_read_from_an_element(model: type) -> None:
+    """The extension tables give every field of the record an element: a field added to the
+    model without one would be None in every record, and no other test would notice."""
+    [container] = [spec for key, spec in CONTAINERS.items() if key[1] == model.__name__.lower()]
+    assert set(container.fields.values()) == {field.name for field in dataclasses.fields(model)}
 
 
 # -- documents that are not sitemaps --------------------------------------------------------

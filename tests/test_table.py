@@ -429,8 +429,8 @@ async def test_parquet_equals_jsonl_for_the_same_site(
 def test_parquet_source_column_from_the_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """One SOURCE fills the source column (a local file by its absolute path, as the walk
-    names it); with several it is left null."""
+    """Each row's source is the SOURCE it descends from (a local file by its absolute path,
+    as the walk names it), for one SOURCE or several."""
     one, two = tmp_path / "one.xml", tmp_path / "two.xml"
     one.write_text(urlset("https://e.invalid/1", "https://e.invalid/2"), encoding="utf-8")
     two.write_text(urlset("https://e.invalid/3"), encoding="utf-8")
@@ -442,7 +442,12 @@ def test_parquet_source_column_from_the_command_line(
     assert main(["dump", "--format", "parquet", "-o", str(out), str(one), str(two)]) == 0
     table = pq.read_table(out)
     assert sorted(table.column("loc").to_pylist()) == [f"https://e.invalid/{i}" for i in (1, 2, 3)]
-    assert table.column("source").to_pylist() == [None] * 3
+    sources = {row["loc"]: row["source"] for row in table.to_pylist()}
+    assert sources == {
+        "https://e.invalid/1": str(one),
+        "https://e.invalid/2": str(one),
+        "https://e.invalid/3": str(two),
+    }
     assert "3 URLs from 2 sitemaps" in capsys.readouterr().err
 
 

@@ -21,7 +21,7 @@ async def test_closing_a_full_outbox_does_not_wait_and_ends_its_batches() -> Non
         [Entry(loc=f"https://e.example/{i}", sitemap="s")] for i in range(8)
     ]
     for batch in batches:
-        await outbox.emit(batch)
+        await outbox.emit(batch, root="s")
 
     outbox.close()  # the queue is full: a put would wait for the consumer
 
@@ -36,7 +36,7 @@ async def test_once_abandoned_no_put_waits() -> None:
     outbox.abandon()
 
     with pytest.raises(asyncio.CancelledError):
-        await outbox.emit([Entry(loc="https://e.example/", sitemap="s")])
+        await outbox.emit([Entry(loc="https://e.example/", sitemap="s")], root="s")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import io
 import sys
 from collections.abc import Callable
@@ -16,7 +15,6 @@ import sitemap_reader as sr
 
 from .._replacement import Replacement
 from .._serialize import change_writer, entry_writer
-from .._sources import source_name
 from . import _options, _output
 from ._console import Console, Tally
 from ._run import run_walk
@@ -80,13 +78,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _to_parquet(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
-    # One SOURCE names the source column, as the walk names it (a local file by its
-    # absolute path). With several, no record says which one an entry descends from,
-    # so it is left null.
-    source = source_name(args.sources[0]) if len(args.sources) == 1 else None
     path: str = args.output
     with _output.opened(sr.ParquetSink, path) as sink:  # whole or not at all, as for -o
-        code = _dump(args, config, functools.partial(sink.write, source=source), path)
+
+        def write(rows: list[Any]) -> None:
+            # A batch's records come as a Batch, whose root (the SOURCE they descend
+            # from, as the walk names it) fills the source column.
+            sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
+
+        code = _dump(args, config, write, path)
         if code:
             sink.abort()
             _output.left_as_it_was(path, args.quiet)
@@ -189,8 +189,8 @@ def _dump(
     undated = not args.since_strict
     console = Console(args.quiet, args.no_progress, feed=feed)
 
-    def handle(batch: list[sr.Event], tally: Tally) -> None:
-        records: list[Any] = []
+    def handle(batch: sr.Batch, tally: Tally) -> None:
+        records: list[Any] = sr.Batch((), batch.root)  # the root, for the parquet source
         for event in batch:
             kind = type(event)
             if kind is sr.Entry or kind is sr.EntryChange:

@@ -17,7 +17,7 @@ def run_walk(
     args: argparse.Namespace,
     config: sr.ReaderConfig,
     console: Console,
-    handle: Callable[[list[sr.Event], Tally], None],
+    handle: Callable[[sr.Batch, Tally], None],
 ) -> Tally:
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
     ``handle(batch, tally)`` for each batch of events as it comes."""

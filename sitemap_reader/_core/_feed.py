@@ -1,10 +1,14 @@
-"""RSS 2.0, RSS 1.0 (RDF) and Atom 0.3/1.0 through feedparser.
+"""Feeds: RSS 2.0, RSS 1.0 (RDF) and Atom 0.3/1.0, buffered, then read through feedparser.
 
 feedparser reads a whole document, so feeds are the one format buffered (capped by
-``Limits.max_feed_bytes``). It is given a file object over bytes only: given a ``str`` that
-looks like a URL it downloads it, and given anything that names a file it opens it
-(``feedparser/api.py``, ``_open_resource``): bytes such as ``b"/etc/passwd"`` would be read
-as a path.
+``Limits.max_feed_bytes``). The XML reader keeps the raw bytes in a ``FeedBuffer`` until the
+root says whether they are a feed's; expat keeps running over them as the safety pass (the
+buffer's handlers note where each item ends, so that a cut feed is handed on whole items
+only) before feedparser sees them.
+
+feedparser is given a file object over bytes only: given a ``str`` that looks like a URL it
+downloads it, and given anything that names a file it opens it (``feedparser/api.py``,
+``_open_resource``): bytes such as ``b"/etc/passwd"`` would be read as a path.
 """
 
 from __future__ import annotations
@@ -20,6 +24,68 @@ import feedparser
 from .._models import Entry, Format
 from ._dates import parse_datetime
 from ._doc import Document
+from ._expat import MAX_ELEMENT_DEPTH, TooDeep
+
+# The elements that hold one feed item, as expat names them ("namespace local").
+_FEED_ITEMS = frozenset(
+    {
+        "item",  # RSS 0.9x and 2.0
+        "http://purl.org/rss/1.0/ item",
+        "http://my.netscape.com/rdf/simple/0.9/ item",
+        "http://www.w3.org/2005/Atom entry",
+        "http://purl.org/atom/ns# entry",  # Atom 0.3
+    }
+)
+
+
+class FeedBuffer:
+    """The raw bytes of a document that may be a feed, kept from its first byte.
+
+    ``follow`` makes its handlers expat's once the root is a feed's: they count the depth
+    and note where the last item closed, which is all ``trim`` needs.
+    """
+
+    __slots__ = ("_item_end", "_parser", "_root_name", "depth", "raw")
+
+    def __init__(self) -> None:
+        self.raw = bytearray()
+        self.depth = 0
+        self._item_end = -1  # where the last item's end tag starts, in raw
+        self._parser: Any = None
+        self._root_name = ""
+
+    def follow(self, parser: Any, root: str) -> None:
+        """Take ``parser``'s element events after the start tag of the feed's root."""
+        self._parser = parser
+        self._root_name = root
+        self.depth = 1
+        parser.StartElementHandler = self._start
+        parser.EndElementHandler = self._end
+        parser.CharacterDataHandler = None
+
+    def _start(self, name: str, attrs: dict[str, str]) -> None:
+        self.depth += 1
+        if self.depth > MAX_ELEMENT_DEPTH:
+            raise TooDeep(self._parser.CurrentLineNumber)
+
+    def _end(self, name: str) -> None:
+        self.depth -= 1
+        if name == self._root_name:
+            self.depth = 0  # (a feed's start tags are not counted: only its root's end is)
+        elif name in _FEED_ITEMS:
+            self._item_end = self._parser.CurrentByteIndex  # feeds have no scanner: no shift
+
+    def trim(self) -> None:
+        """Cut the buffer after the last item that closed: never hand on a partial one."""
+        raw = self.raw
+        end = raw.find(b">", self._item_end) + 1 if self._item_end >= 0 else 0
+        if end and raw[:2] == b"\xff\xfe":
+            end += 1  # UTF-16LE: the ">" is followed by its zero byte
+        del raw[end:]
+
+    def parse(self, fmt: Format, doc: Document) -> None:
+        """Read the buffered feed into ``doc``."""
+        parse_feed(bytes(self.raw), fmt, doc)
 
 
 def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:

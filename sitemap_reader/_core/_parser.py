@@ -10,7 +10,8 @@
 Routing looks at the bytes, never at a name or a Content-Type: gzip by its magic bytes
 (``1f 8b``), then the encoding (:mod:`._charset`: a document not in UTF-8 is decoded and
 handed on as UTF-8), then XML by a first ``<`` (after a BOM and white space), then the XML
-root (urlset, sitemapindex, rss/RDF, feed, html); anything else is a plain-text sitemap.
+root (urlset, sitemapindex, rss/RDF, feed, html); anything else is a plain-text sitemap. The
+decisions after the encoding are ``._sniff``'s.
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ from .._models import Event, Format
 from ._charset import Decoding
 from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
+from ._sniff import Syntax, route
 from ._text import TextHandler
 from ._xml import XmlHandler
-
-_BOM = b"\xef\xbb\xbf"  # (other marks never get here: their documents are decoded first)
-_WS = b" \t\r\n"
 
 
 class _Handler(Protocol):
@@ -215,32 +214,16 @@ class SitemapParser:
             self._handler.feed(data)
 
     def _route(self, data: bytes) -> bool:
-        """Choose the handler from the first significant byte; False when none came yet."""
-        body = data
-        if len(data) < 3 and _BOM.startswith(data):
-            return False  # a byte-order mark may be split across chunks
-        if body.startswith(_BOM):
-            body = body[3:]
-        body = body.lstrip(_WS)
-        if len(data) - len(body) > self._doc.limits.max_token_bytes:
-            # White space this long is no XML prolog: a text line, whatever follows it (the
-            # verdict must not wait for a "<" that may come in a later chunk, or never).
-            self._handler = TextHandler(self._doc)
-            self._handler.feed(data)
-            return True
-        if not body:
+        """Choose the handler (see ``._sniff.route``); False when none came yet."""
+        routed = route(data, self._doc.limits.max_token_bytes)
+        if routed is None:
             return False
-        if body[:1] == b"<":
-            if len(body) < 5 and b"<?xml".startswith(body) and len(data) < 4096:
-                return False  # wait: white space before a declaration must be stripped
-            # Expat rejects white space before "<?xml"; real files have it (STYLE C8).
+        syntax, body = routed
+        if syntax is Syntax.XML:
             self._handler = XmlHandler(self._doc, fast=self._fast)
-            if body is not data and body.startswith(b"<?xml"):
-                self._handler.feed(body)
-                return True
         else:
             self._handler = TextHandler(self._doc)
-        self._handler.feed(data)
+        self._handler.feed(body)  # the caller keeps no copy: feed it here
         return True
 
     def _end_handler(self, *, cut: bool) -> None:

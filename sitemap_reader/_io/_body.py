@@ -17,15 +17,16 @@ from .._core._jobs import Job, JobKind, normalise
 from .._core._judge import Refusal, judge_child, judge_hop, judge_landing
 from .._core._parser import SitemapParser
 from .._core._scope import Scope, ScopeFilter
-from .._errors import (
-    AddressRefused,
-    ContentEncodingError,
-    FetchError,
-    HTTPStatusError,
-    LimitExceeded,
-    TransportError,
+from .._errors import HTTPStatusError, LimitExceeded, kind_of
+from .._models import (
+    Entry,
+    Event,
+    Problem,
+    SitemapRef,
+    SitemapState,
+    SitemapVisited,
+    Status,
 )
-from .._models import Entry, Event, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
 from ._incremental import ENTRY_FORMATS, Tracker
@@ -227,7 +228,7 @@ class SitemapBody:
             assert self._tracker is not None
             self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
             out = [e for e in out if type(e) is not Entry]
-        await self._outbox.emit(out)
+        await self._outbox.emit(out, root=self.job.root)
 
     def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
         """Queue an index child; else a Problem saying why not, or a duplicate's report.
@@ -313,7 +314,7 @@ class SitemapBody:
                 status = Status.MISSING
             else:
                 status = Status.PARTIAL if self.emitted else Status.FAILED
-                problem = Problem(error_kind(error), error.url or job.url, str(error), fatal=True)
+                problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
                     error.kind, job.url, job.root
@@ -373,19 +374,3 @@ class BytesBody:
 def recorded(ref: SitemapRef) -> SitemapRef:
     """A child as the store keeps it: under its dedupe key, which is the store's key too."""
     return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
-
-
-def error_kind(error: Exception) -> str:
-    if isinstance(error, HTTPStatusError):
-        return "http-status"
-    if isinstance(error, TransportError):
-        return "network"
-    if isinstance(error, LimitExceeded):
-        return error.kind
-    if isinstance(error, AddressRefused):
-        return "private-address"
-    if isinstance(error, ContentEncodingError):
-        return "content-encoding"
-    if isinstance(error, FetchError):
-        return "redirect"
-    return "error"

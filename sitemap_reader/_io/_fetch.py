@@ -42,8 +42,10 @@ from .._errors import (
     FetchError,
     HTTPStatusError,
     LimitExceeded,
+    RedirectError,
     TransportError,
 )
+from .._models import ProblemKind
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 
@@ -213,7 +215,7 @@ class Fetcher:
                             f"the run's budget of {self._max_total:,} body bytes is spent; "
                             f"stopped after {result.bytes:,} bytes of this body",
                             url=str(final),
-                            kind="max-total-bytes",
+                            kind=ProblemKind.MAX_TOTAL_BYTES,
                         )
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 if isinstance(exc, aiohttp.ClientPayloadError):
@@ -263,22 +265,22 @@ class Fetcher:
             location = response.headers.get("Location")
             response.release()
             if not location:
-                raise FetchError(
+                raise RedirectError(
                     f"HTTP {response.status} redirect without a Location header", url=str(current)
                 )
             target = current.join(URL(location))
             if target.scheme not in ("http", "https") or not target.host:
-                raise FetchError(
+                raise RedirectError(
                     f"redirect to {location!r}, which is not an http(s) URL: not followed",
                     url=str(current),
                 )
             if target in seen:
-                raise FetchError(f"redirect loop back to {target}", url=url)
+                raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
             current = target
             if not body.redirect(str(target)):
                 return None, target
-        raise FetchError(
+        raise RedirectError(
             f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
         )
 
@@ -322,7 +324,7 @@ class _NetworkClock:
         limit, self.cause = min(limits)
         if limit <= 0:
             if self._deadline is not None and self._deadline <= time.monotonic():
-                raise LimitExceeded("the run's deadline has passed", kind="deadline")
+                raise LimitExceeded("the run's deadline has passed", kind=ProblemKind.DEADLINE)
             raise asyncio.TimeoutError
         return limit
 

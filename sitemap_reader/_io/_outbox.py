@@ -1,17 +1,18 @@
 """What a run hands out: batches on a bounded queue to the consumer, and live counters.
 
 The queue is short on purpose: a slow consumer slows the fetching, and memory stays
-bounded by the work in flight, never by the size of the site. Ending a run never waits on
-that queue: the end is marked without a put, and once the consumer has left (an interrupt,
-a closed pipe, a ``break``) every put fails at once, so no task waits for room nothing will
-make.
+bounded by the work in flight, never by the size of the site. Each batch comes from one
+job, so it is tagged once with the SOURCE its events descend from: a consumer learns each
+entry's source at no cost per entry. Ending a run never waits on that queue: the end is
+marked without a put, and once the consumer has left (an interrupt, a closed pipe, a
+``break``) every put fails at once, so no task waits for room nothing will make.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._core._jobs import Leaf
@@ -37,6 +38,21 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
 
 
+class Batch(list[Event]):
+    """One batch of a run's events: a plain list, plus the SOURCE they descend from.
+
+    ``root`` is the source as the walk names it (:attr:`Leaf.root`): a URL as given, a
+    local file's absolute path, or ``-``; None for the change feed's batches, which close a
+    run and gather every source's changes. The events of one batch all descend from it.
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, events: Iterable[Event] = (), root: str | None = None) -> None:
+        super().__init__(events)
+        self.root = root
+
+
 class Outbox:
     """The batches of one run, from its workers to its consumer; None ends them."""
 
@@ -44,33 +60,34 @@ class Outbox:
         self.progress = progress
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
-        self._queue: asyncio.Queue[list[Event] | None] = asyncio.Queue(maxsize=8)
+        self._queue: asyncio.Queue[Batch | None] = asyncio.Queue(maxsize=8)
         self._closed = False  # no batch comes after those queued
         self._abandoned = False  # the consumer left: no batch is wanted any more
 
-    async def _put(self, batch: list[Event]) -> None:
+    async def _put(self, batch: Batch) -> None:
         if self._abandoned:
             # The task is being stopped; a cancellation it missed (wait_for can lose one
             # before Python 3.12) must not leave it waiting on a queue nobody drains.
             raise asyncio.CancelledError
         await self._queue.put(batch)
 
-    async def emit(self, batch: Sequence[Event]) -> None:
+    async def emit(self, batch: Sequence[Event], *, root: str | None) -> None:
+        """Events of one job (``root`` its source), or the change feed's (None)."""
         if batch:
-            await self._put(list(batch))
+            await self._put(Batch(batch, root))
 
-    async def report(self, report: SitemapVisited) -> None:
+    async def report(self, report: SitemapVisited, *, root: str) -> None:
         """One document's report, counted as done."""
         progress = self.progress
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
-        await self._put([report])
+        await self._put(Batch((report,), root))
 
     async def hand_out(self, leaf: Leaf) -> None:
         """Discovery: a leaf, passed on unread."""
         # Discovery batches carry Leaf records (discover_batches' type says so).
-        await self._put([leaf])  # type: ignore[list-item]
+        await self._put(Batch((leaf,), leaf.root))  # type: ignore[arg-type]
 
     def close(self) -> None:
         """No batch comes after those queued; never waits (the queue may be full)."""
@@ -82,7 +99,7 @@ class Outbox:
         """The consumer left: every put from now on fails (see :meth:`_put`)."""
         self._abandoned = True
 
-    async def get(self) -> list[Event] | None:
+    async def get(self) -> Batch | None:
         """The next batch; None once the run is over."""
         if self._closed and self._queue.empty():
             return None

@@ -32,14 +32,14 @@ from .._core._parser import SitemapParser
 from .._core._robots import sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
-from .._models import Event, Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._fetch import CHUNK, Body, Fetcher, FetchResult
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
-from ._outbox import Outbox, Progress
+from ._outbox import Batch, Outbox, Progress
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
@@ -92,7 +92,7 @@ class Walk:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def batches(self) -> AsyncIterator[list[Event]]:
+    async def batches(self) -> AsyncIterator[Batch]:
         workers = [
             asyncio.ensure_future(self._worker())
             for _ in range(self._config.limits.max_concurrency)
@@ -116,7 +116,7 @@ class Walk:
             await asyncio.gather(*workers)
             if self._tracker is not None:  # the change feed, once every document is settled
                 for changes in self._tracker.change_batches():
-                    await self._outbox.emit(changes)
+                    await self._outbox.emit(changes, root=None)  # every source's
         finally:
             self._outbox.close()
 
@@ -142,7 +142,7 @@ class Walk:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
         said = self._frontier.budget_problem(budget, url, root)
         if said is not None:
-            await self._outbox.emit([said])
+            await self._outbox.emit([said], root=root)
         return said
 
     # -- robots.txt ----------------------------------------------------------------------
@@ -169,7 +169,7 @@ class Walk:
                 f"{error!s}: the site is taken as disallowing everything "
                 "(RFC 9309) and is not probed further",
             )
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
         status = Status.OK if error is None else Status.MISSING
@@ -179,7 +179,7 @@ class Walk:
         elif error is None:
             found = sitemap_urls(bytes(body.data), final)
             refs, problems = found.refs, list(found.problems)
-            await self._outbox.emit([*problems])
+            await self._outbox.emit(problems, root=job.root)
         if self._tracker is not None:
             self._settle_robots(key, result, status, body, refs)
         vouched = origin_of(final)
@@ -224,7 +224,8 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
-            )
+            ),
+            root=job.root,
         )
 
     async def _probe(self, job: Job, robots_url: str) -> None:
@@ -238,7 +239,8 @@ class Walk:
                         robots_url,
                         "robots.txt names no sitemap, and probing well-known paths is off",
                     )
-                ]
+                ],
+                root=job.root,
             )
             return
         origin = URL(robots_url).origin()
@@ -263,7 +265,7 @@ class Walk:
             "robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
         )
-        await self._outbox.emit([problem])
+        await self._outbox.emit([problem], root=job.root)
 
     # -- sitemaps ----------------------------------------------------------------------------
 
@@ -318,8 +320,8 @@ class Walk:
             report = replace(report, status=Status.FAILED)
         if hashed is not None:
             body.settle(result, report, hashed.hexdigest())
-        await self._outbox.emit(body.late_problems)
-        await self._outbox.report(report)
+        await self._outbox.emit(body.late_problems, root=job.root)
+        await self._outbox.report(report, root=job.root)
         return report.status in (Status.OK, Status.PARTIAL)
 
     def _hashed(self, body: Body, plan: Plan) -> Hashed:
@@ -355,7 +357,8 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
-            )
+            ),
+            root=job.root,
         )
 
     def _count_unchanged(self, state: SitemapState, result: FetchResult | None) -> None:
@@ -405,9 +408,10 @@ class Walk:
             )
         except OSError as exc:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,))
+                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                root=job.root,
             )
             return
         size = 0
@@ -423,7 +427,7 @@ class Walk:
         except OSError as exc:
             problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
             body.problems.append(problem)
-            await self._outbox.emit([problem])
+            await self._outbox.emit([problem], root=job.root)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -432,7 +436,7 @@ class Walk:
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
             body.settle(result, report, hashed.hexdigest())
-        await self._outbox.report(report)
+        await self._outbox.report(report, root=job.root)
 
     async def _skip(self, job: Job, budget: str) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
@@ -446,7 +450,8 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
-            )
+            ),
+            root=job.root,
         )
 
 
