@@ -23,6 +23,7 @@ from ._config import (
     RetryPolicy,
     ScopePolicy,
     Timeouts,
+    TrustLastmod,
 )
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
@@ -48,6 +49,7 @@ from ._models import (
     Event,
     Format,
     Image,
+    LastmodTrust,
     News,
     Problem,
     ProblemKind,
@@ -55,6 +57,7 @@ from ._models import (
     SitemapState,
     SitemapVisited,
     Status,
+    Trust,
     Video,
 )
 from ._serialize import entry_to_dict
@@ -119,6 +122,7 @@ __all__ = [
     "HTTPStatusError",
     "Image",
     "Incremental",
+    "LastmodTrust",
     "Leaf",
     "LimitExceeded",
     "Limits",
@@ -145,6 +149,8 @@ __all__ = [
     "StoreSummary",
     "Timeouts",
     "TransportError",
+    "Trust",
+    "TrustLastmod",
     "UnsafeXMLError",
     "Video",
     "__version__",

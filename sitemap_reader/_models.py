@@ -214,6 +214,9 @@ class ProblemKind(str, enum.Enum):
     CYCLE = "cycle"
     DUPLICATE = "duplicate"
     UNREADABLE = "unreadable"
+    # The change feed's shrink guard.
+    SHRINK_HELD = "shrink-held"
+    SHRINK_CONFIRMED = "shrink-confirmed"
     # An exception no other kind names (a bug if it is ever seen).
     ERROR = "error"
 
@@ -259,6 +262,35 @@ class Status(str, enum.Enum):
         return self.value
 
 
+class Trust(str, enum.Enum):
+    """Whether the lastmods a site writes can be believed (:class:`LastmodTrust`)."""
+
+    TRUSTED = "trusted"  # checked, and nothing said otherwise
+    UNTRUSTED = "untrusted"  # a signal said they lie (see the reasons)
+    UNKNOWN = "unknown"  # too little to judge (no lastmods, nothing checked yet)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class LastmodTrust:
+    """The verdict on a sitemap's (or a whole source's) lastmods, with what it rests on.
+
+    ``reasons`` say in words why it is not trusted (empty when it is); ``counts`` are the
+    signals measured, by name (README, "Lastmod trust"), in this run and, for the signals
+    only a state file can show, over the runs it recorded.
+    """
+
+    verdict: Trust
+    reasons: tuple[str, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+
+    def __str__(self) -> str:
+        why = f" ({'; '.join(self.reasons)})" if self.reasons else ""
+        return f"{self.verdict.value}{why}"
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapVisited(Event):
     """The report of one document the walk met: a robots.txt, an index or a sitemap.
@@ -266,7 +298,8 @@ class SitemapVisited(Event):
     ``url`` is the URL as named (by the user, a robots.txt or an index: ``source``);
     ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
     named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
-    what went wrong or was tolerated, ``lastmod`` is what the parent index said.
+    what went wrong or was tolerated, ``lastmod`` is what the parent index said, and
+    ``lastmods`` (with a state store) whether this document's lastmods can be trusted.
     """
 
     url: str
@@ -282,6 +315,13 @@ class SitemapVisited(Event):
     dropped: tuple[tuple[str, int], ...] = ()
     problems: tuple[Problem, ...] = ()
     lastmod: datetime | None = None
+    # With a state store: the verdict on this document's lastmods (None without one).
+    lastmods: LastmodTrust | None = None
+    # When it was named in the run (0, 1, 2...): sources in the order given, then the
+    # documents robots.txt files and indexes name, each in its document order. A parent's
+    # children sorted by it are in the order the parent names them, whatever order they
+    # finished in.
+    order: int = 0
 
 
 # -- incremental runs ---------------------------------------------------------------------------

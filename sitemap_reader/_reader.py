@@ -152,6 +152,7 @@ class SitemapReader:
             self.config,
             deadline=None if deadline is None else time.monotonic() + deadline,
             guard=self._guard,
+            progress=self.progress,
         )
         return Walk(
             fetcher,

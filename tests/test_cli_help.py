@@ -42,12 +42,13 @@ commands:
 """,
     ("dump",): """\
 usage: sitemap-reader dump [-h] [--sites FILE] [--format {jsonl,csv,txt,parquet}] [-o FILE]
-                           [--since DATE] [--since-strict] [--changes] [--scope {strict,host,off}]
+                           [--since DATE] [--since-strict] [--scope {strict,host,off}]
                            [--max-depth N] [--concurrency N] [--per-host N] [--timeout SECONDS]
                            [--deadline SECONDS] [--max-sitemaps N] [--max-sitemaps-per-site N]
                            [--max-entries N] [--max-total-bytes SIZE] [--allow-private]
                            [--user-agent UA] [--no-probe] [--resolve-relative] [-q]
-                           [--no-progress] [--state [FILE]] [--all] [--max-age AGE]
+                           [--no-progress] [--state [FILE]] [--all] [--max-age AGE] [--changes]
+                           [--trust-lastmod {always,auto,never}] [--shrink-guard SHARE]
                            [SOURCE ...]
 
 Print one record per page URL. SOURCE: a site root (https://example.com/), a robots.txt, sitemap
@@ -72,8 +73,6 @@ options:
   --since DATE          keep entries whose lastmod is at or after DATE (entries without one are
                         kept)
   --since-strict        with --since, also drop entries that have no lastmod
-  --changes             with --state: print only what changed since the last --changes run, each
-                        record with "change": new, modified or removed
   --scope {strict,host,off}
                         strict: the sitemaps.org location rule plus robots.txt vouching (default);
                         host: same host only; off: keep everything
@@ -96,6 +95,16 @@ options:
   --all                 with --state: read and print everything, changed or not (and record it)
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)
+  --changes             with --state: only what changed since the last --changes run: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
 
 budgets of the run:
   reaching one stops new work; what was read is kept
@@ -114,7 +123,8 @@ usage: sitemap-reader tree [-h] [--scope {strict,host,off}] [--max-depth N] [--c
                            [--max-sitemaps N] [--max-sitemaps-per-site N] [--max-entries N]
                            [--max-total-bytes SIZE] [--allow-private] [--user-agent UA]
                            [--no-probe] [--resolve-relative] [-q] [--no-progress] [--state [FILE]]
-                           [--all] [--max-age AGE]
+                           [--all] [--max-age AGE] [--changes]
+                           [--trust-lastmod {always,auto,never}] [--shrink-guard SHARE]
                            SOURCE [SOURCE ...]
 
 positional arguments:
@@ -144,6 +154,16 @@ options:
   --all                 with --state: read and print everything, changed or not (and record it)
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)
+  --changes             with --state: only what changed since the last --changes run: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
 
 budgets of the run:
   reaching one stops new work; what was read is kept

@@ -57,12 +57,6 @@ def register(commands: _options.Commands) -> None:
         action="store_true",
         help="with --since, also drop entries that have no lastmod",
     )
-    dump.add_argument(
-        "--changes",
-        action="store_true",
-        help="with --state: print only what changed since the last --changes run, each "
-        'record with "change": new, modified or removed',
-    )
     _options.add_reading_options(dump)
     _options.add_state_options(dump)
     dump.set_defaults(run=run)

@@ -26,7 +26,7 @@ DEFAULT_STATE = "$XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/...
 
 
 def add_state_options(command: argparse.ArgumentParser) -> None:
-    """--state, --all and --max-age: the incremental runs."""
+    """--state, --all, --max-age, --changes, --trust-lastmod, --shrink-guard: incremental runs."""
     command.add_argument(
         "--state",
         nargs="?",
@@ -47,6 +47,26 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         metavar="AGE",
         help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
         "unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)",
+    )
+    command.add_argument(
+        "--changes",
+        action="store_true",
+        help="with --state: only what changed since the last --changes run: dump prints each "
+        'URL with "change": new, modified or removed; tree counts them per sitemap',
+    )
+    command.add_argument(
+        "--trust-lastmod",
+        choices=[t.value for t in sr.TrustLastmod],
+        help="with --state: when a sitemap whose index lastmod did not move is skipped: "
+        "always, never, or auto (default): unless its source's lastmods were judged untrusted",
+    )
+    command.add_argument(
+        "--shrink-guard",
+        type=_share,
+        metavar="SHARE",
+        help="with --changes: a sitemap or source listing fewer than SHARE of the URLs of its "
+        "last complete read holds its removals back until a later run sees the same; "
+        "0 or off: no guard (0.5)",
     )
 
 
@@ -125,6 +145,14 @@ def _natural(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _share(text: str) -> float:
+    """A share of URLs for --shrink-guard: 0 to 1, or "off" (0)."""
+    value = 0.0 if text.lower() == "off" else float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (or off)")
     return value
 
 
@@ -221,9 +249,16 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
     incremental = base.incremental
     if args.max_age is not None:
         incremental = dataclasses.replace(incremental, max_age=args.max_age)
+    if args.trust_lastmod is not None:
+        incremental = dataclasses.replace(incremental, trust_lastmod=args.trust_lastmod)
+    if args.shrink_guard is not None:
+        incremental = dataclasses.replace(incremental, shrink_guard=args.shrink_guard)
     settings["incremental"] = dataclasses.replace(incremental, read_all=args.all, changes=changes)
-    if args.state is None and (args.all or args.max_age is not None or changes):
-        raise UsageError("--all, --max-age and --changes need --state")
+    tuned = args.trust_lastmod is not None or args.shrink_guard is not None
+    if args.state is None and (args.all or args.max_age is not None or changes or tuned):
+        raise UsageError(
+            "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
+        )
     if isinstance(args.state, str) and is_url(args.state):
         raise UsageError(
             f"--state takes a file, not {args.state!r}: write --state=FILE, or put a bare "

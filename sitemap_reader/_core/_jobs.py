@@ -41,6 +41,7 @@ class Job:
     lastmod: datetime | None = None  # what its index said
     parent_scope: Scope | None = None  # the index's scope, to judge a redirected child
     refused: str = ""  # a source beyond a sitemap budget: reported, not read
+    order: int = 0  # when it was named in the run (SitemapVisited.order), set by the frontier
 
     @property
     def key(self) -> str:

@@ -146,10 +146,17 @@ class SitemapParser:
                 self._plain(head)
             if self._gunzip is not None and not self._gunzip.complete and not doc.ended:
                 self._end_handler(cut=False)
-                doc.fail(
-                    "truncated",
-                    "the gzip stream ends before its end; the entries before the cut were kept",
-                )
+                if self.bytes_read:
+                    doc.fail(
+                        "truncated",
+                        "the gzip stream ends before its end; the entries before the cut were kept",
+                    )
+                else:  # zlib still waits for the end of a header that a flag made endless
+                    doc.fail(
+                        "gzip-error",
+                        f"the gzip header is corrupt or cut: nothing could be inflated from "
+                        f"its {self.bytes_in:,} bytes",
+                    )
             elif not doc.ended:
                 decoding, self._decoding = self._decoding, None
                 if decoding is not None:

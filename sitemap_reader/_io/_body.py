@@ -17,11 +17,14 @@ from .._core._jobs import Job, JobKind, normalise
 from .._core._judge import Refusal, judge_child, judge_hop, judge_landing
 from .._core._parser import SitemapParser
 from .._core._scope import Scope, ScopeFilter
+from .._core._trust import LastmodStats
 from .._errors import HTTPStatusError, LimitExceeded, kind_of
 from .._models import (
     Entry,
     Event,
+    Format,
     Problem,
+    ProblemKind,
     SitemapRef,
     SitemapState,
     SitemapVisited,
@@ -29,11 +32,20 @@ from .._models import (
 )
 from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
-from ._incremental import ENTRY_FORMATS, Tracker
+from ._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._outbox import Outbox
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+# Lines of a text document that were dropped for what they hold, not for where they point.
+DROPPED_LINES = frozenset(
+    {
+        ProblemKind.INVALID_LOC,
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.LOC_TOO_LONG,
+        ProblemKind.ENCODING,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +68,8 @@ class SitemapBody:
         tracker = self._tracker = settings.tracker
         self.key = job.key
         self.refs: list[SitemapRef] = []  # kept with a store only
+        # With a store: the lastmods it carries, for the verdict on them.
+        self.stats = None if tracker is None else LastmodStats()
         self.staging = tracker is not None and tracker.changes
         self.parser: SitemapParser | None = None
         self.scope = Scope(job.url, config.scope, job.vouched)
@@ -163,11 +177,11 @@ class SitemapBody:
         if state.children:
             await self._handle(list(state.children))
 
-    def settle(self, result: FetchResult, report: SitemapVisited, digest: str) -> None:
+    def settle(self, result: FetchResult, report: SitemapVisited, digest: str) -> Settled:
         """Record this read in the store if it was complete (else drop what was staged)."""
         tracker = self._tracker
         assert tracker is not None
-        tracker.settle(
+        return tracker.settle(
             self.key,
             lastmod=self.job.lastmod,
             result=result,
@@ -176,6 +190,18 @@ class SitemapBody:
             entries=report.entries,
             digest=digest,
             children=[recorded(ref) for ref in self.refs],
+            valid=not self.junk(report),
+            root=self.job.root,
+            stats=self.stats,
+        )
+
+    def junk(self, report: SitemapVisited) -> bool:
+        """A text document whose every line was dropped: an error page or other bytes read
+        as a text sitemap, which proves nothing about what the sitemap lists."""
+        return (
+            report.format is Format.TEXT
+            and report.entries == 0
+            and any(p.kind in DROPPED_LINES for p in report.problems)
         )
 
     # -- events ------------------------------------------------------------------------------
@@ -191,9 +217,12 @@ class SitemapBody:
         check = self._filter.check
         out: list[Event] = []
         dropped = self.dropped
+        stats = self.stats
         entries = 0
         for event in events:
             if type(event) is Entry:
+                if stats is not None:
+                    stats.add(event.lastmod, bool(event.news))
                 why = check(event.loc)
                 if why is None:
                     out.append(event)
@@ -202,6 +231,8 @@ class SitemapBody:
                     dropped[why] = dropped.get(why, 0) + 1
             elif type(event) is SitemapRef:
                 self.children += 1
+                if stats is not None:
+                    stats.add(event.lastmod)
                 if self._tracker is not None:
                     self.refs.append(event)
                 outcome = self._child(event)
@@ -274,6 +305,7 @@ class SitemapBody:
             source=ref.source,
             depth=depth,
             lastmod=ref.lastmod,
+            order=frontier.named,
         )
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
@@ -299,6 +331,15 @@ class SitemapBody:
 
     # -- the outcome --------------------------------------------------------------------------
 
+    def _cut_status(self) -> Status:
+        """A document not read to its end: partial once it was recognised as a sitemap (what
+        came before the fault stands), failed while nothing in it was (a cut root tag, a
+        corrupt gzip header): the one rule the summary, ``tree`` and the exit status follow."""
+        parser = self.parser
+        if parser is None or parser.format in (None, Format.UNKNOWN, Format.HTML):
+            return Status.FAILED
+        return Status.PARTIAL
+
     def report(self, result: FetchResult) -> SitemapVisited:
         job, parser = self.job, self.parser
         error = result.error
@@ -313,7 +354,7 @@ class SitemapBody:
             ):
                 status = Status.MISSING
             else:
-                status = Status.PARTIAL if self.emitted else Status.FAILED
+                status = self._cut_status()
                 problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
@@ -328,7 +369,7 @@ class SitemapBody:
             if fatal.kind in NOT_A_SITEMAP:
                 status = Status.MISSING if job.kind is JobKind.PROBE else Status.FAILED
             else:
-                status = Status.PARTIAL
+                status = self._cut_status()
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
@@ -346,6 +387,7 @@ class SitemapBody:
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
             lastmod=job.lastmod,
+            order=job.order,
         )
 
 

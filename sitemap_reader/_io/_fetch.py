@@ -48,6 +48,7 @@ from .._errors import (
 from .._models import ProblemKind
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
+from ._outbox import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +110,12 @@ class Fetcher:
         config: ReaderConfig,
         deadline: float | None,
         guard: Guard | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self._session = session
+        # Its bytes grow with every piece received, not once a document ends (the
+        # progress line's MB).
+        self._progress = progress or Progress()
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
@@ -206,8 +211,7 @@ class Fetcher:
                     room = self._max_total - self.bytes
                     if len(data) > room:
                         data = data[: max(room, 0)]  # the budget ends inside this piece
-                    result.bytes += len(data)
-                    self.bytes += len(data)
+                    self._received(result, len(data))
                     if data and not await _pass_on(body, decoder, data, str(final)):
                         break
                     if self.bytes >= self._max_total:
@@ -225,12 +229,16 @@ class Fetcher:
                     rest = unread(content)
                     rest = rest[: max(self._max_total - self.bytes, 0)]
                     if rest:
-                        result.bytes += len(rest)
-                        self.bytes += len(rest)
+                        self._received(result, len(rest))
                         await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             await body.finish()
+
+    def _received(self, result: FetchResult, size: int) -> None:
+        result.bytes += size
+        self.bytes += size
+        self._progress.bytes += size
 
     async def _open(
         self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body

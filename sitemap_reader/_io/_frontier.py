@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from .._config import ReaderConfig
-from .._core._jobs import Job
+from .._core._jobs import Job, JobKind
 from .._models import Problem
 from ._outbox import Progress
 
@@ -47,6 +47,7 @@ class Frontier:
         # Documents taken on (queued or probed), run-wide and per source.
         self._taken = 0
         self._taken_by_root: dict[str, int] = {}
+        self.named = 0  # documents named so far, duplicates too: the next one's order
         self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
 
     # -- taking documents on ---------------------------------------------------------------
@@ -73,6 +74,7 @@ class Frontier:
 
     def _admit(self, job: Job, *, queue: bool) -> Pushed | Refused:
         key = job.key
+        self.named += 1
         if key in self._seen:
             return Pushed.DUPLICATE
         budget = self._take(job.root)
@@ -80,8 +82,10 @@ class Frontier:
             self._progress.not_read += 1
             return Refused(budget)
         self._seen.add(key)
+        if job.kind is not JobKind.ROBOTS:
+            self._progress.sitemaps += 1
         if queue:
-            self._queue.append(job if budget is None else replace(job, refused=budget))
+            self._queue.append(replace(job, order=self.named, refused=budget or job.refused))
             self._progress.queued += 1
         return Pushed.QUEUED
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._core._jobs import Leaf
-from .._models import Event, SitemapVisited, Status
+from .._models import Event, Format, SitemapVisited, Status
 
 
 @dataclass
@@ -29,12 +29,18 @@ class Progress:
     failed: int = 0
     entries: int = 0  # page URLs passed on
     dropped: int = 0  # page URLs left out (scope)
-    bytes: int = 0  # body bytes received
+    bytes: int = 0  # body bytes received (all attempts), growing as they stream in
+    # Sitemaps (robots.txt not counted, nor a probed path that is not there) taken on, and
+    # finished: a progress display's done/known, counted by the rule of the summary.
+    sitemaps: int = 0
+    sitemaps_done: int = 0
     unchanged: int = 0  # documents found unchanged since the last run (a state store)
     bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
     # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
     budget: str | None = None
     not_read: int = 0  # documents named but neither queued nor read: a budget was reached
+    # Sources whose lastmods were distrusted (Incremental.trust_lastmod auto): source -> why.
+    distrusted: dict[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 
 
@@ -82,6 +88,11 @@ class Outbox:
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
+        if report.format is not Format.ROBOTS:
+            if report.status is Status.MISSING:
+                progress.sitemaps -= 1  # a well-known path probed: it was no sitemap
+            else:
+                progress.sitemaps_done += 1
         await self._put(Batch((report,), root))
 
     async def hand_out(self, leaf: Leaf) -> None:

@@ -21,7 +21,6 @@ import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import BinaryIO
 
 from yarl import URL
@@ -64,7 +63,7 @@ class Walk:
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
-        self._tracker = None if store is None else Tracker(store, config.incremental)
+        self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._settings = Settings(config=config, tracker=self._tracker, defer=defer_leaves)
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
@@ -85,6 +84,8 @@ class Walk:
         else:
             name = source_name(source)
             job = Job(url=name, kind=JobKind.LOCAL, root=name)
+        if self._tracker is not None:
+            self._tracker.source(job.root, job.key)
         self._frontier.push(job)
 
     def _body(self, job: Job) -> SitemapBody:
@@ -115,6 +116,8 @@ class Walk:
         try:
             await asyncio.gather(*workers)
             if self._tracker is not None:  # the change feed, once every document is settled
+                for said in self._tracker.finish():  # a source's shrink guard
+                    await self._outbox.emit([said], root=said.url)
                 for changes in self._tracker.change_batches():
                     await self._outbox.emit(changes, root=None)  # every source's
         finally:
@@ -152,11 +155,9 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
-        key = job.key
-        plan = self._plan(key, None)
+        plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
-        self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
@@ -181,7 +182,10 @@ class Walk:
             refs, problems = found.refs, list(found.problems)
             await self._outbox.emit(problems, root=job.root)
         if self._tracker is not None:
-            self._settle_robots(key, result, status, body, refs)
+            said = self._settle_robots(job, result, status, body, refs)
+            if said is not None:
+                problems.append(said)
+                await self._outbox.emit([said], root=job.root)
         vouched = origin_of(final)
         for ref in refs:
             pushed = self._frontier.push(
@@ -224,6 +228,7 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -272,7 +277,7 @@ class Walk:
     async def _sitemap(self, job: Job) -> bool:
         """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
         key = job.key
-        plan = self._plan(key, job.lastmod)
+        plan = self._plan(job)
         tracker = self._tracker
         if self._settings.defer and plan.state is not None and plan.state.format in ENTRY_FORMATS:
             # Discovery remembers its leaves: handed out again without a request; the leaf's
@@ -294,7 +299,6 @@ class Walk:
         finally:
             if hashed is not None:
                 hashed.release()
-        self._progress.bytes += result.bytes
         if body.deferred and result.error is None:
             if tracker is not None:
                 # Remembered as a leaf, never as read: its own read records that.
@@ -319,7 +323,10 @@ class Walk:
         if report.status is Status.MISSING and job.kind is not JobKind.PROBE:
             report = replace(report, status=Status.FAILED)
         if hashed is not None:
-            body.settle(result, report, hashed.hexdigest())
+            settled = body.settle(result, report, hashed.hexdigest())
+            said = () if settled.problem is None else (settled.problem,)
+            body.late_problems.extend(said)
+            report = replace(report, problems=(*report.problems, *said), lastmods=settled.lastmods)
         await self._outbox.emit(body.late_problems, root=job.root)
         await self._outbox.report(report, root=job.root)
         return report.status in (Status.OK, Status.PARTIAL)
@@ -332,15 +339,20 @@ class Walk:
 
     # -- incremental runs (a state store) --------------------------------------------------------
 
-    def _plan(self, key: str, lastmod: datetime | None) -> Plan:
-        return FIRST_READ if self._tracker is None else self._tracker.plan(key, lastmod)
+    def _plan(self, job: Job) -> Plan:
+        if self._tracker is None:
+            return FIRST_READ
+        return self._tracker.plan(job.key, job.lastmod, job.root)
 
     async def _unchanged(self, job: Job, state: SitemapState, result: FetchResult | None) -> None:
         """Report a document unchanged since its last read (skipped by its index's lastmod,
         answered 304, or the same bytes): nothing to emit; the children it named are queued."""
-        assert self._tracker is not None
+        tracker = self._tracker
+        assert tracker is not None
         if result is not None:
-            self._tracker.confirm(job.key, job.lastmod, result)
+            lastmods = tracker.confirm(job.key, job.lastmod, result, job.root)
+        else:
+            lastmods = tracker.known(job.key, job.root)
         self._count_unchanged(state, result)
         body = self._body(job)
         await body.replay(state)
@@ -357,6 +369,8 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
+                lastmods=lastmods,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -368,18 +382,18 @@ class Walk:
 
     def _settle_robots(
         self,
-        key: str,
+        job: Job,
         result: FetchResult,
         status: Status,
         body: BytesBody,
         refs: Sequence[SitemapRef],
-    ) -> None:
+    ) -> Problem | None:
         assert self._tracker is not None
         if status is Status.UNCHANGED:
-            self._tracker.confirm(key, None, result)
-            return
-        self._tracker.settle(
-            key,
+            self._tracker.confirm(job.key, None, result)
+            return None
+        return self._tracker.settle(
+            job.key,
             lastmod=None,
             result=result,
             status=status,
@@ -387,7 +401,9 @@ class Walk:
             entries=0,
             digest=hashlib.blake2b(body.data, digest_size=16).hexdigest(),
             children=[recorded(ref) for ref in refs],
-        )
+            valid=_whole_robots(body),
+            root=job.root,
+        ).problem
 
     # -- local files ---------------------------------------------------------------------------
 
@@ -410,7 +426,13 @@ class Walk:
             problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                ),
                 root=job.root,
             )
             return
@@ -421,6 +443,7 @@ class Walk:
                 if not data:
                     break
                 size += len(data)
+                self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
             await (hashed or body).finish()
@@ -435,7 +458,8 @@ class Walk:
         report = body.report(result)
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
-            body.settle(result, report, hashed.hexdigest())
+            settled = body.settle(result, report, hashed.hexdigest())
+            report = replace(report, lastmods=settled.lastmods)
         await self._outbox.report(report, root=job.root)
 
     async def _skip(self, job: Job, budget: str) -> None:
@@ -450,9 +474,16 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
+                order=job.order,
             ),
             root=job.root,
         )
+
+
+def _whole_robots(body: BytesBody) -> bool:
+    """Whether a robots.txt read says all it names: not cut at its size limit, and not a
+    web page (a soft 404) answered in its place."""
+    return len(body.data) < body.limit and body.data.lstrip()[:1] != b"<"
 
 
 def _is_client_error(error: Exception) -> bool:
