@@ -106,6 +106,8 @@ class Walk:
             if self._tracker is not None:
                 self._tracker.delivered()  # the consumer took every change
         finally:
+            # Left early or not, no task may wait on the outbox from here: nothing drains it.
+            self._outbox.abandon()
             for task in (*workers, closer):
                 task.cancel()
             await asyncio.gather(*workers, closer, return_exceptions=True)
@@ -119,7 +121,7 @@ class Walk:
                 for changes in self._tracker.change_batches():
                     await self._outbox.emit(changes, root=None)  # every source's
         finally:
-            await self._outbox.close()
+            self._outbox.close()
 
     async def _worker(self) -> None:
         while (job := await self._frontier.next()) is not None:
