@@ -121,8 +121,9 @@ budgets of the run:
                         body bytes in all: 500M, 20G (16G)
 
 exit status: 0 when a source was read (even in part) or found unchanged since the last run, and
-when stdout is closed early (| head); 1 when no source could be read; 2 for a usage error (an
-unusable state file included); 130 when interrupted (Ctrl-C).
+when stdout is closed early (| head); 1 when no source could be read or the records could not be
+written; 2 for a usage error (an unusable state file or -o file included); 130 when interrupted
+(Ctrl-C), 143 on SIGTERM.
 """,
     ("tree",): """\
 usage: sitemap-reader tree [OPTIONS] [SOURCE ...]
@@ -194,8 +195,9 @@ budgets of the run:
                         body bytes in all: 500M, 20G (16G)
 
 exit status: 0 when a source was read (even in part) or found unchanged since the last run, and
-when stdout is closed early (| head); 1 when no source could be read; 2 for a usage error (an
-unusable state file included); 130 when interrupted (Ctrl-C).
+when stdout is closed early (| head); 1 when no source could be read or the records could not be
+written; 2 for a usage error (an unusable state file or -o file included); 130 when interrupted
+(Ctrl-C), 143 on SIGTERM.
 """,
     ("check",): """\
 usage: sitemap-reader check [OPTIONS] [SOURCE ...]
@@ -254,7 +256,7 @@ budgets of the run:
                         body bytes in all: 500M, 20G (16G)
 
 exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a usage error (an
-unusable state file included); 130 when interrupted (Ctrl-C).
+unusable state file included); 130 when interrupted (Ctrl-C), 143 on SIGTERM.
 """,
     ("state",): """\
 usage: sitemap-reader state [-h] ACTION ...

@@ -5,28 +5,31 @@ exit status.
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
 glue the package shares (``run_blocking``, ``source_name``, the writers beside
 ``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
-stderr. Exit status: 0 when a source was read (even in part) or found unchanged, 1 when none
-could be (``check``: 1 when a finding reaches ``--fail-on``), 2 for a usage error (a state file
-that cannot be used included), 130 when interrupted. A usage error prints the command's own
-one-line usage and one error line.
+stderr. Exit status: 0 when a source was read (even in part) or found unchanged, and when the
+reader of stdout went away (``| head``); 1 when none could be, or the records could not be
+written (``check``: 1 when a finding reaches ``--fail-on``); 2 for a usage error (a state file
+or an ``-o`` file that cannot be used included); 130 on Ctrl-C, 143 on SIGTERM. A usage error
+prints the command's own one-line usage and one error line.
 
 The layout: ``_dump``, ``_tree``, ``_check`` and ``_state`` hold one command each (``register``
 its parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
-problems and the summary.
+problems and the summary; ``_output`` is where ``dump``'s records go (stdout, or ``-o``
+written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
+Ctrl-C does.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from . import _check, _dump, _state, _tree
+from . import _check, _dump, _signals, _state, _tree
 from ._options import UsageError
+from ._output import OutputError, drop_stdout
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,17 +48,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sr.StateError as exc:
         print(f"sitemap-reader: {exc}", file=sys.stderr)
         return 2
+    except OutputError as exc:
+        print(f"sitemap-reader: {exc}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
-        print("sitemap-reader: interrupted", file=sys.stderr)
-        return 130
+        status, line = _signals.interrupted()
+        print(line, file=sys.stderr)
+        return status
     except BrokenPipeError:
         # The reader of stdout went away (| head): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        drop_stdout()
         return 0
 
 
 def entrypoint() -> None:
+    _signals.stop_on_sigterm()
     sys.exit(main(sys.argv[1:]))
 
 

@@ -31,7 +31,8 @@ def register(commands: _options.Commands) -> None:
         "severity, document and line.",
         usage="%(prog)s [OPTIONS] [SOURCE ...]",
         epilog="exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a "
-        "usage error (an unusable state file included); 130 when interrupted (Ctrl-C).",
+        "usage error (an unusable state file included); 130 when interrupted (Ctrl-C), 143 on "
+        "SIGTERM.",
     )
     _options.add_sources(check)
     check.add_argument(

@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from typing import IO, Any
 
 import sitemap_reader as sr
 
+from .._replacement import Replacement
 from .._serialize import change_writer, entry_writer
-from . import _options
+from . import _options, _output
 from ._console import Console, Tally
 from ._run import run_walk
 from ._values import since
@@ -60,33 +60,70 @@ def register(commands: _options.Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     config = _settle(args)
     if args.format == "parquet":
-        with sr.ParquetSink(args.output) as sink:  # whole or not at all, as for -o
-
-            def write(rows: list[Any]) -> None:
-                # A batch's records come as a Batch, whose root (the SOURCE they descend
-                # from, as the walk names it) fills the source column.
-                sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
-
-            return _dump(args, config, None, write)
+        return _to_parquet(args, config)
     if args.output:
-        directory = os.path.dirname(os.path.abspath(args.output))
-        fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
-        try:
-            with open(fd, "w", encoding="utf-8", newline="") as out:
-                code = _dump(args, config, out)
-            os.replace(temp, args.output)  # whole or not at all
-        except BaseException:
-            os.unlink(temp)
-            raise
-        return code
+        return _to_file(args, config)
+    return _to_stdout(args, config)
+
+
+def _to_parquet(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    path: str = args.output
+    with _output.opened(sr.ParquetSink, path) as sink:  # whole or not at all, as for -o
+
+        def write(rows: list[Any]) -> None:
+            # A batch's records come as a Batch, whose root (the SOURCE they descend
+            # from, as the walk names it) fills the source column.
+            sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
+
+        code = _dump(args, config, write, path)
+        if code:
+            sink.abort()
+            _output.left_as_it_was(path, args.quiet)
+        else:
+            with _output.writing(path):
+                sink.close()
+    return code
+
+
+def _to_file(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    path: str = args.output
+    file = _output.opened(Replacement, path)
+    # Closed by hand: after a failed write, closing fails again, and that is no news.
+    out = open(file.fd, "w", encoding="utf-8", newline="")  # noqa: SIM115
+    try:
+        code = _dump(args, config, _writer(args, config, out, path), path, out.flush)
+        with _output.writing(path):
+            out.close()
+        if code:
+            _output.left_as_it_was(path, args.quiet)
+        else:
+            file.commit()
+    finally:
+        with contextlib.suppress(OSError):  # a failed write: what waits goes with the file
+            out.close()
+        file.discard()
+    return code
+
+
+def _to_stdout(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
     try:
-        return _dump(args, config, out)
+        return _dump(args, config, _writer(args, config, out, "stdout"), "stdout", out.flush)
+    except (BrokenPipeError, _output.OutputError):  # what waits for stdout is lost
+        _output.drop_stdout()
+        raise
     finally:
-        try:
-            out.flush()
-        finally:
-            out.detach()
+        out.flush()
+        out.detach()
+
+
+def _writer(
+    args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str], name: str
+) -> Callable[[list[Any]], None]:
+    """The writer of the records as text (the csv header written at once)."""
+    make = change_writer if config.incremental.changes else entry_writer
+    with _output.writing(name):
+        return make(args.format, out)
 
 
 def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
@@ -110,13 +147,13 @@ def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
 def _dump(
     args: argparse.Namespace,
     config: sr.ReaderConfig,
-    out: IO[str] | None,
-    write: Callable[[list[Any]], None] | None = None,
+    write: Callable[[list[Any]], None],
+    name: str,
+    flush: Callable[[], None] | None = None,
 ) -> int:
+    """Run the walk, passing its records to ``write`` (then ``flush``), which write to
+    ``name``; returns the exit status."""
     feed = config.incremental.changes
-    if write is None:
-        assert out is not None
-        write = change_writer(args.format, out) if feed else entry_writer(args.format, out)
     since: datetime | None = args.since
     # Entries with no lastmod pass --since unless --since-strict.
     undated = not args.since_strict
@@ -141,10 +178,12 @@ def _dump(
                 tally.visited(event)  # type: ignore[arg-type]
         if records:
             tally.written += len(records)
-            write(records)
+            with _output.writing(name):
+                write(records)
 
     tally = run_walk(args, config, console, handle)
-    if out is not None:
-        out.flush()
+    if flush is not None:
+        with _output.writing(name):
+            flush()
     console.summary(tally)
     return tally.exit_status

@@ -40,8 +40,9 @@ DEFAULT_STATE = "$XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/...
 # The exit statuses of the commands that read, as their --help ends.
 EXIT_STATUS = (
     "exit status: 0 when a source was read (even in part) or found unchanged since the last "
-    "run, and when stdout is closed early (| head); 1 when no source could be read; 2 for a "
-    "usage error (an unusable state file included); 130 when interrupted (Ctrl-C)."
+    "run, and when stdout is closed early (| head); 1 when no source could be read or the "
+    "records could not be written; 2 for a usage error (an unusable state file or -o file "
+    "included); 130 when interrupted (Ctrl-C), 143 on SIGTERM."
 )
 
 

@@ -12,7 +12,7 @@ from typing import IO
 import sitemap_reader as sr
 
 from .._core._util import plural
-from . import _options
+from . import _options, _output
 from ._console import READ, Console, Tally, reasons
 from ._run import run_walk
 
@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
                 console.problems += 1
 
     tally = run_walk(args, config, console, handle)
-    print_tree(reports, sys.stdout, problems, changed if args.changes else None)
-    sys.stdout.flush()  # the tree before the summary, when both go to one terminal
+    with _output.stdout_writing():
+        print_tree(reports, sys.stdout, problems, changed if args.changes else None)
+        sys.stdout.flush()  # the tree before the summary, when both go to one terminal
     if tally.progress is not None and not args.changes:
         tally.written = tally.progress.entries  # the URLs the tree counted (none written)
     console.summary(tally)

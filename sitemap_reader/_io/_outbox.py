@@ -3,7 +3,9 @@
 The queue is short on purpose: a slow consumer slows the fetching, and memory stays
 bounded by the work in flight, never by the size of the site. Each batch comes from one
 job, so it is tagged once with the SOURCE its events descend from: a consumer learns each
-entry's source at no cost per entry.
+entry's source at no cost per entry. Ending a run never waits on that queue: the end is
+marked without a put, and once the consumer has left (an interrupt, a closed pipe, a
+``break``) every put fails at once, so no task waits for room nothing will make.
 """
 
 from __future__ import annotations
@@ -65,7 +67,15 @@ class Outbox:
         # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
         # what waits here is most of a run's memory.
         self._queue: asyncio.Queue[Batch | None] = asyncio.Queue(maxsize=8)
-        self._stopped = False
+        self._closed = False  # no batch comes after those queued
+        self._abandoned = False  # the consumer left: no batch is wanted any more
+
+    async def _put(self, batch: Batch) -> None:
+        if self._abandoned:
+            # The task is being stopped; a cancellation it missed (wait_for can lose one
+            # before Python 3.12) must not leave it waiting on a queue nobody drains.
+            raise asyncio.CancelledError
+        await self._queue.put(batch)
 
     async def emit(self, batch: Sequence[Event], *, root: str | None) -> None:
         """Events of one job (``root`` its source), or the change feed's (None)."""
@@ -90,25 +100,18 @@ class Outbox:
         # Discovery batches carry Leaf records (discover_batches' type says so).
         await self._put(Batch((leaf,), leaf.root))  # type: ignore[arg-type]
 
-    async def close(self) -> None:
-        await self._put(None)
-
-    def stop(self) -> None:
-        """The run was stopped: no batch is taken any more, a consumer waiting is woken."""
-        self._stopped = True
-        if not self._queue.full():
+    def close(self) -> None:
+        """No batch comes after those queued; never waits (the queue may be full)."""
+        self._closed = True
+        if not self._queue.full():  # wakes a consumer waiting on an empty queue
             self._queue.put_nowait(None)
 
+    def abandon(self) -> None:
+        """The consumer left: every put from now on fails (see :meth:`_put`)."""
+        self._abandoned = True
+
     async def get(self) -> Batch | None:
-        """The next batch; None once the run is over (or stopped)."""
-        if self._stopped:
+        """The next batch; None once the run is over."""
+        if self._closed and self._queue.empty():
             return None
         return await self._queue.get()
-
-    async def _put(self, batch: Batch | None) -> None:
-        if self._stopped:
-            # Nobody reads any more. A worker gets here when its cancellation was lost
-            # (Python 3.11's wait_for drops one that races a finishing wait): it ends here
-            # instead of waiting for room forever.
-            raise asyncio.CancelledError
-        await self._queue.put(batch)

@@ -123,7 +123,10 @@ class Walk:
         uses the session or the state store afterwards; a consumer still waiting for a
         batch is woken and told."""
         self._stopped = True
-        self._outbox.stop()
+        # No task may wait on the outbox from here: nothing drains it. A consumer waiting
+        # in another task is woken: no batch comes after those queued.
+        self._outbox.abandon()
+        self._outbox.close()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -137,7 +140,7 @@ class Walk:
                 for changes in self._tracker.change_batches():
                     await self._outbox.emit(changes, root=None)  # every source's
         finally:
-            await self._outbox.close()
+            self._outbox.close()
 
     async def _worker(self) -> None:
         while (job := await self._frontier.next()) is not None:
