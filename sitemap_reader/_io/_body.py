@@ -155,14 +155,17 @@ class SitemapBody:
             await self._handle(events)
         return not (parser.ended or self.cut)
 
-    async def finish(self) -> None:
-        assert self.parser is not None
+    async def finish(self) -> bool:
+        parser = self.parser
+        assert parser is not None
         if not (self.cut or self.deferred):  # a document not read to its end: no verdict
-            events = self.parser.close()
-            if self.defer and self.parser.format in ENTRY_FORMATS:
+            events = parser.close()
+            if self.defer and parser.format in ENTRY_FORMATS:
                 self.deferred = True  # a short leaf, its format known only at its end
-                return
+                return True
             await self._handle(events)
+        fatal = parser.fatal
+        return not (type(fatal) is Problem and fatal.kind == "truncated")
 
     async def replay(self, state: SitemapState) -> None:
         """An unchanged document names what it named last time: queue those again, through
@@ -412,8 +415,8 @@ class BytesBody:
         self.data.extend(data[: self.limit - len(self.data)])
         return len(self.data) < self.limit
 
-    async def finish(self) -> None:
-        return None
+    async def finish(self) -> bool:
+        return True
 
     def redirect(self, target: str) -> bool:
         return True

@@ -49,6 +49,7 @@ from .._errors import (
 from .._models import ProblemKind
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
+from ._keepalive import retire_if_overrun
 from ._outbox import Progress
 
 logger = logging.getLogger(__name__)
@@ -80,8 +81,9 @@ class Body(Protocol):
     async def chunk(self, data: bytes) -> bool:
         """The next piece; False: stop reading (a limit was reached)."""
 
-    async def finish(self) -> None:
-        """The body was read to its end (or a handler stopped it)."""
+    async def finish(self) -> bool:
+        """The body was read to its end (or a handler stopped it). False: the document was
+        cut there (it ends before its end), so the server may have counted short."""
 
     def redirect(self, target: str) -> bool:
         """A redirect to ``target`` is about to be followed; False: stop, request nothing more."""
@@ -246,7 +248,8 @@ class Fetcher:
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             result.elapsed = clock.waited
-            await body.finish()
+            whole = await body.finish()
+            retire_if_overrun(response, self._session.connector, cut=not whole)
 
     def _received(self, result: FetchResult, size: int) -> None:
         result.bytes += size

@@ -19,7 +19,7 @@ import asyncio
 import hashlib
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
 from typing import BinaryIO
 
@@ -67,6 +67,8 @@ class Walk:
         self._settings = Settings(config=config, tracker=self._tracker, defer=defer_leaves)
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
+        self._tasks: tuple[asyncio.Future[None], ...] = ()  # the workers and their closer
+        self._stopped = False
         for source in sources:
             self._add_source(source)
         for leaf in leaves:
@@ -93,24 +95,41 @@ class Walk:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def batches(self) -> AsyncIterator[Batch]:
+    async def batches(self) -> AsyncGenerator[Batch, None]:
         workers = [
             asyncio.ensure_future(self._worker())
             for _ in range(self._config.limits.max_concurrency)
         ]
         closer = asyncio.ensure_future(self._close_when_done(workers))
+        self._tasks = (*workers, closer)
         try:
             while (batch := await self._outbox.get()) is not None:
                 yield batch
+            if self._stopped:
+                raise RuntimeError("the SitemapReader was closed during this walk")
             await closer  # re-raise a worker's unexpected exception
             if self._tracker is not None:
                 self._tracker.delivered()  # the consumer took every change
         finally:
-            # Left early or not, no task may wait on the outbox from here: nothing drains it.
-            self._outbox.abandon()
-            for task in (*workers, closer):
-                task.cancel()
-            await asyncio.gather(*workers, closer, return_exceptions=True)
+            await self.aclose()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the run is over (stopped, or its batches all taken)."""
+        return self._stopped
+
+    async def aclose(self) -> None:
+        """Stop the run (idempotent): its workers are cancelled and waited for, so none
+        uses the session or the state store afterwards; a consumer still waiting for a
+        batch is woken and told."""
+        self._stopped = True
+        # No task may wait on the outbox from here: nothing drains it. A consumer waiting
+        # in another task is woken: no batch comes after those queued.
+        self._outbox.abandon()
+        self._outbox.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
