@@ -237,7 +237,7 @@ class Problem(Event):
     returned before it stand, nothing after it was read.
     """
 
-    kind: str
+    kind: ProblemKind
     url: str
     message: str
     fatal: bool = False

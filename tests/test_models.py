@@ -23,6 +23,7 @@ from sitemap_reader import (
     Image,
     News,
     Problem,
+    ProblemKind,
     SitemapRef,
     Video,
 )
@@ -30,7 +31,7 @@ from sitemap_reader import (
 RECORDS = [
     Entry("https://example.com/", datetime(2024, 1, 1, tzinfo=timezone.utc), ChangeFreq.DAILY, 0.5),
     SitemapRef("https://example.com/s.xml", None, "https://example.com/index.xml"),
-    Problem("truncated", "https://example.com/s.xml", "cut", True),
+    Problem(ProblemKind.TRUNCATED, "https://example.com/s.xml", "cut", True),
     Image("https://example.com/i.jpg", "caption"),
     Video(title="t", tags=("a", "b")),
     News(publication_name="The Times"),

@@ -29,7 +29,7 @@ _SITEMAP_FORMATS = (
 )
 # Warnings about how a site's generator writes every document, the same for each: said once
 # a run, with the count of documents, not once per document.
-_ONCE_A_RUN = frozenset({"namespace"})
+_ONCE_A_RUN = frozenset({sr.ProblemKind.NAMESPACE})
 REDRAW = 0.1  # seconds between redraws of the progress line (10 a second at most)
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from encodings import normalize_encoding
 from typing import Literal
 
+from .._models import ProblemKind
 from ._doc import Document
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -260,7 +261,7 @@ class Decoding:
             return _Plan(None, None if label.lower() == "utf-8" else blank)
         if codec is None:
             self._doc.fail(
-                "unknown-encoding",
+                ProblemKind.UNKNOWN_ENCODING,
                 f"the document declares the encoding {label!r}, which no codec here "
                 "reads; it was not read",
             )
@@ -280,7 +281,7 @@ class Decoding:
         codec = codec_for(hint)
         if codec is None:
             self._doc.report(
-                "unknown-encoding",
+                ProblemKind.UNKNOWN_ENCODING,
                 f"the Content-Type names the charset {hint!r}, which no codec here reads; "
                 "read as UTF-8",
             )

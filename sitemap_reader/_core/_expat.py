@@ -21,6 +21,7 @@ from typing import Any
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
+from .._models import ProblemKind
 from ._doc import Document
 
 # Expat's errors at the end of input that mean "the document stops early".
@@ -106,7 +107,7 @@ class ExpatDriver:
             limit = self._doc.limits.max_token_bytes
             if held > limit and self.bound_tokens:
                 self._doc.fail(
-                    "token-too-large",
+                    ProblemKind.TOKEN_TOO_LARGE,
                     f"an unfinished comment, tag or declaration over {limit:,} bytes "
                     f"at line {parser.CurrentLineNumber}",
                 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .._config import DEFAULT_LIMITS, Limits
-from .._models import Event, Format
+from .._models import Event, Format, ProblemKind
 from ._charset import Decoding
 from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
@@ -149,12 +149,12 @@ class SitemapParser:
                 self._end_handler(cut=False)
                 if self.bytes_read:
                     doc.fail(
-                        "truncated",
+                        ProblemKind.TRUNCATED,
                         "the gzip stream ends before its end; the entries before the cut were kept",
                     )
                 else:  # zlib still waits for the end of a header that a flag made endless
                     doc.fail(
-                        "gzip-error",
+                        ProblemKind.GZIP_ERROR,
                         f"the gzip header is corrupt or cut: nothing could be inflated from "
                         f"its {self.bytes_in:,} bytes",
                     )
@@ -169,7 +169,7 @@ class SitemapParser:
                 if self._handler is None and self._head:
                     self._route(self._head)  # only white space arrived: route it to text
                 if self._handler is None:
-                    doc.fail("empty", "the document is empty")
+                    doc.fail(ProblemKind.EMPTY, "the document is empty")
                 else:
                     self._end_handler(cut=False)
         return self._take()
@@ -186,7 +186,7 @@ class SitemapParser:
         except CodingError as exc:
             self._end_handler(cut=True)
             self._doc.fail(
-                "gzip-error",
+                ProblemKind.GZIP_ERROR,
                 f"the gzip stream is corrupt ({exc}) after {self.bytes_read:,} bytes; "
                 "the entries before it were kept",
             )
@@ -209,7 +209,7 @@ class SitemapParser:
         if cut and not self._doc.ended:
             self._end_handler(cut=True)
             self._doc.fail(
-                "too-large",
+                ProblemKind.TOO_LARGE,
                 f"the document is over {limit:,} bytes (decompressed); read up to there and cut",
             )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._models import Problem, SitemapRef
+from .._models import Problem, ProblemKind, SitemapRef
 from ._util import has_scheme, is_http_url, resolve, shorten
 
 _DIRECTIVE = re.compile(
@@ -66,7 +66,7 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
                 if url is not None:
                     problems.append(
                         Problem(
-                            "relative-loc-resolved",
+                            ProblemKind.RELATIVE_LOC_RESOLVED,
                             robots_url,
                             f"line {number}: the relative Sitemap value {shorten(value)} "
                             f"was resolved to {url}",
@@ -75,7 +75,7 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
             if url is None:
                 problems.append(
                     Problem(
-                        "invalid-loc",
+                        ProblemKind.INVALID_LOC,
                         robots_url,
                         f"line {number}: the Sitemap value {shorten(value)} is not an "
                         "http(s) URL and was skipped",

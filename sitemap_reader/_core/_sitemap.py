@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._models import Alternate, Image, News, Video
+from .._models import Alternate, Image, News, ProblemKind, Video
 from ._doc import Document
 from ._expat import MAX_ELEMENT_DEPTH, Stop, TooDeep
 from ._extensions import (
@@ -96,7 +96,7 @@ class SitemapMachine:
         if ns != SITEMAP_NS:
             said = f"the namespace {ns!r}" if ns else "no namespace"
             doc.report(
-                "namespace",
+                ProblemKind.NAMESPACE,
                 f"<{local}> has {said}, not {SITEMAP_NS!r}; read as a sitemap all the same",
             )
         self._names: dict[str, tuple[int, str]] = {}  # expat's name -> (kind, local name)
@@ -268,7 +268,7 @@ class SitemapMachine:
     def _value_too_long(self) -> None:
         # The line it starts on: where expat flushes text depends on the chunking.
         self.doc.fail(
-            "token-too-large",
+            ProblemKind.TOKEN_TOO_LARGE,
             f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
             f"at line {self._key_line}",
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from .._models import Entry
+from .._models import Entry, ProblemKind
 from ._doc import Document
 
 _ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
@@ -72,7 +72,7 @@ class TextHandler:
 
     def _too_long(self, limit: int) -> None:
         self._urlish = True  # (a URL too long, for all the reader can tell: not judged)
-        self.doc.note("loc-too-long", f"a line of more than {limit:,} bytes")
+        self.doc.note(ProblemKind.LOC_TOO_LONG, f"a line of more than {limit:,} bytes")
 
     def close(self) -> None:
         if self._rest and not self._skipping:
@@ -82,7 +82,7 @@ class TextHandler:
         if self._lines and not (self._urlish or doc.entries or doc.ended):
             doc.tally.clear()  # what each line was is noise once the whole is no sitemap
             doc.fail(
-                "unknown-format",
+                ProblemKind.UNKNOWN_FORMAT,
                 f"not a sitemap: not XML, and none of its {self._lines:,} lines is a URL",
             )
 
@@ -98,7 +98,7 @@ class TextHandler:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             text = quote(line, safe=_ASCII_SAFE)
-            self.doc.note("encoding", repr(text[:80]))
+            self.doc.note(ProblemKind.ENCODING, repr(text[:80]))
         else:
             self._urlish = self._urlish or (line[:1] == b"/" and _NOT_URI(line) is None)
         self._urlish = self._urlish or line[:8].lower().startswith((b"http://", b"https://"))

@@ -36,7 +36,7 @@ from ._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._outbox import Outbox
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
-NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
 # Lines of a text document that were dropped for what they hold, not for where they point.
 DROPPED_LINES = frozenset(
     {
@@ -165,7 +165,7 @@ class SitemapBody:
                 return True
             await self._handle(events)
         fatal = parser.fatal
-        return not (type(fatal) is Problem and fatal.kind == "truncated")
+        return not (type(fatal) is Problem and fatal.kind == ProblemKind.TRUNCATED)
 
     async def replay(self, state: SitemapState) -> None:
         """An unchanged document names what it named last time: queue those again, through
@@ -321,7 +321,9 @@ class SitemapBody:
                     continue
                 room -= 1
             kept.append(event)
-        problem = self._frontier.budget_problem("max-entries", self.job.url, self.job.root)
+        problem = self._frontier.budget_problem(
+            ProblemKind.MAX_ENTRIES, self.job.url, self.job.root
+        )
         if problem is not None:
             self.problems.append(problem)
             kept.append(problem)

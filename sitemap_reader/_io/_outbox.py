@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._core._jobs import Leaf
-from .._models import Event, Format, SitemapVisited, Status
+from .._models import Event, Format, ProblemKind, SitemapVisited, Status
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Progress:
     unchanged: int = 0  # documents found unchanged since the last run (a state store)
     bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
     # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
-    budget: str | None = None
+    budget: ProblemKind | None = None
     not_read: int = 0  # documents named but neither queued nor read: a budget was reached
     # Sources whose lastmods were distrusted (Incremental.trust_lastmod auto): source -> why.
     distrusted: dict[str, str] = field(default_factory=dict)

@@ -31,7 +31,7 @@ from .._core._parser import SitemapParser
 from .._core._robots import looks_like_robots, sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
-from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._models import Format, Problem, ProblemKind, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._fetch import CHUNK, Body, Fetcher, FetchResult, could_not_connect
@@ -157,10 +157,10 @@ class Walk:
         else:
             await self._sitemap(job)
 
-    def _out_of_budget(self, job: Job) -> str | None:
+    def _out_of_budget(self, job: Job) -> ProblemKind | None:
         return self._frontier.out_of_budget(job, self._fetcher.bytes)
 
-    async def _say_budget(self, budget: str, url: str, root: str) -> Problem | None:
+    async def _say_budget(self, budget: ProblemKind, url: str, root: str) -> Problem | None:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
         said = self._frontier.budget_problem(budget, url, root)
         if said is not None:
@@ -194,7 +194,7 @@ class Walk:
                 )
             else:
                 why = f"{error!s}: the site is not read further"
-            problem = Problem("robots-unavailable", job.url, why)
+            problem = Problem(ProblemKind.ROBOTS_UNAVAILABLE, job.url, why)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -275,7 +275,7 @@ class Walk:
             await self._outbox.emit(
                 [
                     Problem(
-                        "no-sitemap",
+                        ProblemKind.NO_SITEMAP,
                         robots_url,
                         "robots.txt names no sitemap, and probing well-known paths is off",
                     )
@@ -300,7 +300,7 @@ class Walk:
             if await self._sitemap(probe):
                 return
         problem = Problem(
-            "no-sitemap",
+            ProblemKind.NO_SITEMAP,
             str(origin),
             "robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
@@ -466,7 +466,9 @@ class Walk:
                 sys.stdin.buffer if name == "-" else await asyncio.to_thread(open, name, "rb")
             )
         except OSError as exc:
-            problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"cannot read the file: {exc.strerror or exc}"
+            )
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
                 SitemapVisited(
@@ -494,7 +496,9 @@ class Walk:
                 data = await asyncio.to_thread(stream.read, CHUNK)
             await (hashed or body).finish()
         except OSError as exc:
-            problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"reading the file failed: {exc.strerror or exc}"
+            )
             body.problems.append(problem)
             await self._outbox.emit([problem], root=job.root)
         finally:
@@ -514,7 +518,9 @@ class Walk:
         found = sitemap_urls(data, final)
         problems = list(found.problems)
         if not found.refs:
-            problems.append(Problem("no-sitemap", job.url, "the robots.txt names no sitemap"))
+            problems.append(
+                Problem(ProblemKind.NO_SITEMAP, job.url, "the robots.txt names no sitemap")
+            )
         await self._outbox.emit(problems, root=job.root)
         base = self._config.base_url
         problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
@@ -531,7 +537,7 @@ class Walk:
             root=job.root,
         )
 
-    async def _skip(self, job: Job, budget: str) -> None:
+    async def _skip(self, job: Job, budget: ProblemKind) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
         said = await self._say_budget(budget, job.url, job.root)
         problem = said or Problem(budget, job.url, "not read: a budget of the run was reached")
