@@ -83,6 +83,16 @@ async def chromium(width: int = 412, height: int = 900) -> AsyncIterator[str]:
             "--disable-extensions",
             "--disable-background-networking",
             "--disable-component-update",
+            # Nothing leaves the machine: no name is resolved (no DNS query), no proxy-less
+            # connection is made, and the background services that phone home are off.
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--proxy-server=127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            "--disable-features=MediaRouter,OptimizationHints,Translate,AsyncDns",
+            "--disable-sync",
+            "--disable-domain-reliability",
+            "--no-pings",
+            "--disable-default-apps",
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
             f"--user-data-dir={profile}",
