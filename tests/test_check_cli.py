@@ -144,3 +144,15 @@ def test_every_corpus_file(tmp_path: Path) -> None:
     assert all(f["code"] in sr.CODES for f in found)
     assert summary["summary"]["findings"] == len(found)
     assert report.stat().st_size > 10_000
+
+
+def test_text_names_a_line_once() -> None:
+    """A finding whose message already starts with its line (robots.txt's) is not given the
+    line a second time."""
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text("Sitemap: /sitemap.xml\n"))
+        s.add("/sitemap.xml", xml(urls(f"<loc>{s.a('/page')}</loc>")))
+        done = run(s.a("/"), "--allow-private")
+    (line,) = [line for line in done.stdout.splitlines() if "R101 robots-relative-sitemap:" in line]
+    assert "robots-relative-sitemap: line 1: the relative Sitemap value" in line, line
+    assert line.count("line 1") == 1, line

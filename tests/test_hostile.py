@@ -145,10 +145,10 @@ async def test_content_length_shorter_than_the_body(aiohttp_server: AiohttpServe
 # -- compression -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("coding", [None, "gzip", "deflate", "br", "zstd"])
+@pytest.mark.parametrize("coding", [None, "gzip", "deflate", "deflate-raw", "br", "zstd"])
 async def test_bomb_is_cut_at_max_bytes(aiohttp_server: AiohttpServer, coding: str | None) -> None:
     """A 1 GiB bomb (at most about 1 MB sent) after three entries, inflated by the fetcher
-    (Content-Encoding: gzip, deflate, br, zstd) or by the parser (a .gz file, ``None``), is
+    (Content-Encoding: gzip, deflate zlib or raw, br, zstd) or by the parser (a .gz file, ``None``), is
     cut at the default 50 MB: both inflate a bounded piece at a time, so memory stays small."""
     s = await serve(aiohttp_server)
     s.add("/sitemap.xml", bomb(opening(s, 3), b" ", 1 << 30, coding=coding))
