@@ -105,7 +105,7 @@ _TABLE = (
     ("H209", "slow-response", W, "the response took long",
      "serve sitemaps as static files or cache them: slow answers get cut by crawlers"),
     ("H210", "content-encoding", E, "a Content-Encoding that cannot be undone",
-     "use gzip, br or zstd as Content-Encoding, or none"),
+     "use gzip, deflate, br or zstd as Content-Encoding, or none"),
     ("H211", "private-address", E, "a host resolves to a private or loopback address",
      "name hosts that resolve to public addresses"),
     ("H212", "gzip-corrupt", E, "the gzip stream is corrupt or cut",
