@@ -335,6 +335,16 @@ def _after_plain(tail: bytes, limits: Limits = _DEFAULT) -> tuple[bytes, list[by
         b"<url><loc>https://x.org/" + b"y" * 50 + b"</loc></url>", Limits(max_token_bytes=40)
     )
 )
+@example(  # alternates under a root that declares no image prefix
+    (
+        (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}"><url><loc>https://x.org/</loc>'
+            '<xhtml:link rel="alternate" hreflang="de" href="https://x.org/de"/></url></urlset>'
+        ).encode(),
+        [],
+        _DEFAULT,
+    )
+)
 # ... and these are handovers the scanner must get right:
 @example(_after_plain(b"<url><loc>https://example.com/b&c</loc></url></urlset>"))
 @example(_after_plain(b"<url>\r\n<loc>https://x.org/\r</loc></url></urlset>"))

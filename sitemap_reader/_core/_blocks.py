@@ -29,10 +29,12 @@ from ._extensions import (
     CORE,
     EXT_NS,
     IMAGE,
+    IMAGES,
     OTHER,
     REPEATED,
     XHTML,
     alternate,
+    alternate_of,
 )
 
 _WS = r"[ \t\r\n]*"
@@ -48,6 +50,7 @@ _TEXT = r"[^<>&" + _CTRL + r"]*"
 _VALUE = _TEXT + r"(?:(?:" + _REF + r"|" + _CDATA + r")" + _TEXT + r")*"
 # Attribute values without tab or line breaks (expat turns them into spaces).
 _ATTR_TEXT = {q: r"[^" + q + r"<&\t\n\r" + _CTRL + r"]*" for q in "\"'"}
+_ATTR_VALUE_DQ = _ATTR_TEXT['"'] + r"(?:" + _REF + _ATTR_TEXT['"'] + r")*"
 _ATTR_VALUE = "|".join(q + _ATTR_TEXT[q] + r"(?:" + _REF + _ATTR_TEXT[q] + r")*" + q for q in "\"'")
 _ATTR_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"  # (prefixed ones are expat's to resolve)
 _ATTRS = r"(?:[ \t\r\n]+" + _ATTR_NAME + _WS + r"=" + _WS + r"(?:" + _ATTR_VALUE + r"))*"
@@ -86,7 +89,7 @@ _URL_FIELDS = {(CORE, n): n for n in ("loc", "lastmod", "changefreq", "priority"
 _SITEMAP_FIELDS = {(CORE, n): n for n in ("loc", "lastmod")}
 
 
-class _Odd(Exception):
+class Odd(Exception):
     """The block holds something only expat may judge."""
 
 
@@ -114,14 +117,14 @@ def _piece(m: re.Match[str]) -> str:
         or 0x10000 <= code <= 0x10FFFF
     ):
         return chr(code)
-    raise _Odd  # expat: "reference to invalid character number"
+    raise Odd  # expat: "reference to invalid character number"
 
 
 def _decode(raw: str) -> str:
     return _PIECE.sub(_piece, raw) if "&" in raw or "<" in raw else raw
 
 
-def _value(raw: str) -> str:
+def field_value(raw: str) -> str:
     """A value as the exact path gives it: decoded, then stripped."""
     if "\r" in raw:  # line breaks as expat reads them (before references: "&#13;" stays)
         raw = raw.replace("\r\n", "\n").replace("\r", "\n")
@@ -140,7 +143,7 @@ def _attrs(raw: str) -> dict[str, str]:
     found = _ATTR.findall(raw)
     attrs = {name: double or single for name, double, single in found}
     if len(attrs) != len(found) or "xmlns" in attrs:
-        raise _Odd  # expat's "duplicate attribute", or a namespace declared in the block
+        raise Odd  # expat's "duplicate attribute", or a namespace declared in the block
     if "&" in raw:
         return {name: _decode(value) for name, value in attrs.items()}
     return attrs
@@ -150,28 +153,24 @@ def _prefix(kinds: dict[str, int], kind: int) -> str | None:
     return next((prefix for prefix, k in kinds.items() if k == kind), None)
 
 
-def _common(kinds: dict[str, int], *, index: bool) -> str:
-    """One child of a block of the usual rich shape: a field (groups ``f``, ``v``), an
-    alternate (``l``: its start tag but "/>") or an image (``i``: all but its end tag).
-    Each kind's first group is never empty, so ``findall`` tells the kinds apart."""
-    names = "loc|lastmod" if index else "loc|lastmod|changefreq|priority"
-    field = r"<(?P<f>" + names + r")" + _WS + r">(?P<v>" + _VALUE + r")</(?P=f)" + _WS + r">"
-    never = r"(?!)"  # (an extension the root does not declare: its groups never match)
-    xhtml = None if index else _prefix(kinds, XHTML)
-    link = never if xhtml is None else r"<" + xhtml + r":link"
-    image = None if index else _prefix(kinds, IMAGE)
-    image_field = never if image is None else _image_field(image, "g")
-    image_open = never if image is None else r"<" + image + r":image" + _WS + r">"
-    image_close = never if image is None else r"</" + image + r":image" + _WS + r">"
-    return (
-        r"(?:" + field
-        + r"|(?P<l>" + link + _ATTRS + r")" + _WS + r"/>"
-        + r"|(?P<i>" + image_open + _WS + r"(?:" + image_field + _WS + r")*)" + image_close
-        + r")"
-    )  # fmt: skip
+def _rich(kinds: dict[str, int], *, index: bool) -> str:
+    """The usual rich block: its fields in the protocol's order (groups 1 to 4), then the
+    rest up to its end tag (group 5, read by ``_RunItems``; the index's block has none)."""
+
+    def field(name: str) -> str:
+        return r"(?:<" + name + _WS + r">(" + _VALUE + r")</" + name + _WS + r">" + _WS + r")"
+
+    tag = "sitemap" if index else "url"
+    fields = field("loc") + field("lastmod") + "?"
+    run = r"()"
+    if not index:
+        fields += field("changefreq") + "?" + field("priority") + "?"
+        run = r"([^<]*(?:<(?!/url" + _WS + r">)[^<]*)*)"
+    return _WS + r"<" + tag + _WS + r">" + _WS + fields + run + r"</" + tag + _WS + r">"
 
 
 def _image_field(prefix: str, g: str) -> str:
+    """A field of an image (group ``g`` its name, ``g + "v"`` its value)."""
     fields = "loc|title|caption|geo_location|license"
     return (
         r"<" + prefix + r":(?P<" + g + r">" + fields + r")" + _WS + r">(?P<" + g + r"v>"
@@ -187,10 +186,10 @@ class BlockReader:
         "_fields",
         "_image",
         "_index",
+        "_items",
         "_kinds",
-        "_link_len",
         "_open",
-        "_usual_child",
+        "_rich",
     )
 
     def __init__(self, kinds: dict[str, int], *, index: bool) -> None:
@@ -200,33 +199,42 @@ class BlockReader:
         tag = "sitemap" if index else "url"
         self._open = re.compile(_WS + "<" + tag + _WS + ">")
         self._close = re.compile(_WS + "</" + tag + _WS + ">")
-        self._usual_child = re.compile(_WS + _common(kinds, index=index))
+        self._rich = re.compile(_rich(kinds, index=index))
         xhtml = _prefix(kinds, XHTML)
-        self._link_len = 0 if xhtml is None else len(xhtml) + 6  # "<xhtml:link"
         image = _prefix(kinds, IMAGE)
-        self._image = None if image is None else re.compile(_image_field(image, "g"))
+        # One alternate or image of the rest of a rich block (group 5 above): an alternate
+        # as generators write it (groups 1, 2: hreflang, href), another (3: attributes), or
+        # an image (4: its fields). ``split`` gives them with what lies between.
+        never = r"(?!)"  # (an extension the root does not declare)
+        link = never if xhtml is None else r"<" + xhtml + r":link"
+        canonical = link + r"[ \t\r\n]+rel=\"alternate\"[ \t\r\n]+hreflang=\"([^\"<&]*)\""
+        canonical += r"[ \t\r\n]+href=(?:\"(" + _ATTR_VALUE_DQ + r")\")" + _WS + r"/>"
+        image_item = never + r"()()()"  # (as many groups as an image's below)
+        if image is not None:
+            field = _image_field(image, "n")
+            image_item = r"<" + image + r":image" + _WS + r">(" + _WS + r"(?:" + field + _WS
+            image_item += r")*)</" + image + r":image" + _WS + r">"
+        self._items = re.compile(
+            canonical + r"|" + link + r"(" + _ATTRS + r")" + _WS + r"/>|" + image_item
+        )
+        self._image = None if image is None else re.compile(_image_field(image, "n"))
 
-    def match(self, buf: str, pos: int) -> tuple[int, list[Any]] | None:
-        """The end of the block at ``pos`` and its children (for ``read``), if it has a
-        shape read here and is complete in ``buf``."""
+    def match(self, buf: str, pos: int) -> tuple[int, Any] | None:
+        """The end of the block at ``pos`` and what ``read`` needs, if it has a shape read
+        here and is complete in ``buf``."""
+        rich = self._rich.match(buf, pos)
+        if rich is not None:
+            rest = None if self._index else rich[5]
+            parts = self._items.split(rest) if rest else None
+            # (the rest holds alternates and images and white space only, or another shape)
+            if parts is None or not "".join(parts[::7]).strip(" \t\r\n"):
+                return rich.end(), (rich, parts)
         m = self._open.match(buf, pos)
         if m is None:
             return None
-        start = at = m.end()
-        usual: list[Any] = []  # the usual shape's children, as (f, v, l, i) groups
-        child = self._usual_child.match
-        while True:
-            item = child(buf, at)
-            if item is None:
-                break
-            usual.append(item.group("f", "v", "l", "i"))
-            at = item.end()
-        m = self._close.match(buf, at)
-        if m is not None:
-            return m.end(), usual
         items: list[Any] = []  # another shape's children, as matches of _L1
         child = _L1.match
-        at = start
+        at = m.end()
         while True:
             item = child(buf, at)
             if item is None:
@@ -234,55 +242,99 @@ class BlockReader:
             items.append(item)
             at = item.end()
         m = self._close.match(buf, at)
-        return None if m is None or not items else (m.end(), items)
+        return None if m is None else (m.end(), items)
 
-    def read(self, doc: Document, items: list[Any]) -> list[Any] | None:
-        """The arguments of ``emit_entry`` (or ``emit_ref``) after ``doc``, or None when the
-        block is the exact path's. Extensions are built (and their faults counted) here, in
-        the document order the exact path meets them."""
+    def _read_rich(
+        self, doc: Document, m: re.Match[str], parts: list[str | None] | None
+    ) -> list[Any] | None:
+        try:
+            if self._index:
+                loc, lastmod = m.group(1, 2)
+                return [field_value(loc), None if lastmod is None else field_value(lastmod)]
+            loc, lastmod, changefreq, priority = m.group(1, 2, 3, 4)
+            args: list[Any] = [
+                field_value(loc),
+                None if lastmod is None else field_value(lastmod),
+                None if changefreq is None else field_value(changefreq),
+                None if priority is None else field_value(priority),
+            ]
+            if parts is None:
+                return args
+            steps = self._steps(parts)
+        except Odd:
+            return None
+        return args + self._extensions(steps, doc)
+
+    def _steps(self, parts: list[Any]) -> list[tuple[Any, ...]]:
+        """The alternates and images of a rich block (``parts``: the rest split by
+        ``_items``), decoded before any record function is called."""
+        steps: list[tuple[Any, ...]] = []
+        image_field = self._image
+        for hreflang, href, attrs, image in zip(
+            parts[1::7], parts[2::7], parts[3::7], parts[4::7], strict=True
+        ):
+            if href is not None:
+                steps.append((None, hreflang, _decode(href) if "&" in href else href))
+            elif attrs is not None:
+                steps.append((ALTERNATE, _attrs(attrs)))
+            else:
+                assert image_field is not None
+                sub = {name: field_value(text) for name, text in image_field.findall(image)}
+                steps.append((_IMAGE_SPEC, sub))
+        return steps
+
+    def _extensions(self, steps: list[tuple[Any, ...]], doc: Document) -> list[list[Any]]:
+        """The images, videos, news and alternates of these steps, in document order."""
+        found: list[list[Any]] = [[], [], [], []]
+        for step in steps:
+            what = step[0]
+            if what is None:
+                record = alternate_of(step[1], step[2], None, doc)
+                if record is not None:
+                    found[ALTERNATES].append(record)
+            elif what is ALTERNATE:
+                record = alternate(step[1], doc)
+                if record is not None:
+                    found[ALTERNATES].append(record)
+            else:
+                record = what.build(step[1], doc)
+                if record is not None:
+                    found[IMAGES].append(record)
+        return found
+
+    def read(self, doc: Document, found: Any) -> list[Any] | None:
+        """The arguments of ``emit_entry`` (or ``emit_ref``) after ``doc`` for a block
+        ``match`` found, or None when the block is the exact path's. Extensions are built
+        (and their faults counted) here, in the document order the exact path meets them."""
+        if isinstance(found, tuple):
+            return self._read_rich(doc, *found)
         fields: dict[str, str] = {}
+        items: list[re.Match[str]] = found
         plan: list[tuple[Any, Any]] = []  # the extensions: (ALTERNATE or a container, value)
         try:
-            if not items or isinstance(items[0], tuple):
-                self._usual(items, fields, plan)
-            else:
-                for item in items:
-                    self._child(item, fields, plan)
-        except _Odd:
+            for item in items:
+                self._child(item, fields, plan)
+        except Odd:
             return None
         if self._index:
             return [fields.get("loc", ""), fields.get("lastmod")]
-        found: tuple[list[Image], list[Video], list[News], list[Alternate]] = ([], [], [], [])
-        for what, value in plan:
+        records: tuple[list[Image], list[Video], list[News], list[Alternate]] = ([], [], [], [])
+        for what, given in plan:
             if what is ALTERNATE:
-                link = alternate(value, doc)
+                link = alternate(given, doc)
                 if link is not None:
-                    found[ALTERNATES].append(link)
+                    records[ALTERNATES].append(link)
             else:
-                record = what.build(value, doc)
+                record = what.build(given, doc)
                 if record is not None:
-                    found[what.slot].append(record)
+                    records[what.slot].append(record)
         return [
             fields.get("loc", ""),
             fields.get("lastmod"),
             fields.get("changefreq"),
             fields.get("priority"),
-            *found,
+            *records,
         ]
-
-    def _usual(
-        self, children: list[Any], fields: dict[str, str], plan: list[tuple[Any, Any]]
-    ) -> None:
-        """The children of a block of the usual rich shape (see ``_child``)."""
-        for field, value, link, image in children:
-            if field:
-                fields[field] = _value(value)
-            elif link:
-                plan.append((ALTERNATE, _attrs(link[self._link_len :])))
-            else:
-                assert self._image is not None
-                sub = {name: _value(text) for name, text in self._image.findall(image)}
-                plan.append((_IMAGE_SPEC, sub))
 
     def _key(self, name: str) -> tuple[int, str]:
         prefix, _, local = name.rpartition(":")
@@ -290,7 +342,7 @@ class BlockReader:
             return CORE, local
         kind = self._kinds.get(prefix)
         if kind is None:
-            raise _Odd  # expat: "unbound prefix"
+            raise Odd  # expat: "unbound prefix"
         return kind, local
 
     def _child(self, m: re.Match[str], fields: dict[str, str], plan: list[tuple[Any, Any]]) -> None:
@@ -298,12 +350,12 @@ class BlockReader:
         attributes) or a container (its fields) to ``plan``; anything else is ignored."""
         key = self._key(m["a"])
         attrs = _attrs(m["aa"]) if m["aa"] else {}
-        value = _value(m["av"]) if m["av"] else ""
+        value = field_value(m["av"]) if m["av"] else ""
         inner = m["ai"]
         field = self._fields.get(key)
         if field is not None:
             if inner is not None:
-                raise _Odd  # markup inside a value
+                raise Odd  # markup inside a value
             fields[field] = value
             return
         spec = None if self._index else CONTAINERS.get(key)
@@ -329,12 +381,12 @@ class BlockReader:
         key = self._key(m[g])
         if m[g + "a"]:
             _attrs(m[g + "a"])
-        value = _value(m[g + "v"]) if m[g + "v"] else ""
+        value = field_value(m[g + "v"]) if m[g + "v"] else ""
         inner = m["bi"] if g == "b" else None
         field = None if fields is None else fields.get(key)
         if field is not None:
             if inner is not None:
-                raise _Odd  # markup inside a value
+                raise Odd  # markup inside a value
             if field in REPEATED:
                 sub.setdefault(field, []).append(value)
             else:

@@ -270,10 +270,10 @@ class Scanner:
                     continue
             found = self._blocks.match(buf, pos)
             if found is not None:
-                end, items = found
+                end, block = found
                 args = None
                 if not (end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit):
-                    args = self._blocks.read(doc, items)
+                    args = self._blocks.read(doc, block)
                 if args is None:
                     self._enter(buf, pos)
                     continue
