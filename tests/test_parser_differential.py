@@ -632,3 +632,23 @@ def test_an_odd_block_costs_that_block_only(monkeypatch: pytest.MonkeyPatch) -> 
     fault = fast[-1]
     assert isinstance(fault, Problem) and fault.fatal
     assert "line 151, column 31" in fault.message  # where expat alone puts it
+
+
+@pytest.mark.parametrize(("every", "scanned"), [(1, 0), (10, 630)])
+def test_expat_reads_alone_once_most_blocks_are_odd(
+    monkeypatch: pytest.MonkeyPatch, every: int, scanned: int
+) -> None:
+    """Block after odd block, expat reads the rest of the document alone (faster than one
+    block at a time); a tenth of odd blocks does not stop the scanner."""
+    taken = _count_scanned(monkeypatch)
+    blocks = [
+        f"<url><!-- c --><loc>https://example.com/{i}</loc></url>"
+        if i % every == 0
+        else f"<url><loc>https://example.com/{i}</loc></url>"
+        for i in range(700)
+    ]
+    doc = f'<urlset xmlns="{SITEMAP_NS}">\n' + "\n".join(blocks) + "\n</urlset><x/>"
+    fast = parse_chunks(cut_at(doc.encode(), [5_000, 20_000]), fast=True)
+    assert taken[0] == scanned
+    assert len(entries(fast)) == 700
+    assert fast == parse(doc.encode(), fast=False)  # the junk after the root too
