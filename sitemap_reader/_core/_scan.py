@@ -242,15 +242,13 @@ class Scanner:
                 if self._block:
                     break
                 continue
-            m = match(buf, pos)
-            if m is not None:
+            while True:  # the plain blocks, the most common by far
+                m = match(buf, pos)
+                if m is None:
+                    break
                 end = m.end()
                 if end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit:
-                    # as in _can_wait: so long a block is expat's
-                    handover = self._odd_block(buf, pos)
-                    if handover is not None:
-                        return handover
-                    continue
+                    break  # as in _can_wait: so long a block is expat's (see below)
                 if self._index:
                     loc, lastmod = m.group(1, 2)
                     ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
@@ -258,23 +256,24 @@ class Scanner:
                     loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
                     images: list[Image] | tuple[()] = ()
                     if image_run:
+                        if not self._images:  # the prefix is bound elsewhere: see below
+                            break
                         images = [Image(_text(v)) for v in _IMAGE_LOC.findall(image_run)]
-                        if not self._images or not all(image.loc for image in images):
-                            m = None  # the prefix bound elsewhere, or an image without loc
-                    if m is not None:
-                        ok = emit_entry(
-                            doc,
-                            _text(loc),
-                            None if lastmod is None else _text(lastmod),
-                            None if changefreq is None else _text(changefreq),
-                            None if priority is None else _text(priority),
-                            images,
-                        )
-                if m is not None:
-                    pos = end
-                    if not ok:
-                        return None  # the document was cut; the parser reads no more
-                    continue
+                        if not all(image.loc for image in images):
+                            break  # an image without a loc: see below
+                    ok = emit_entry(
+                        doc,
+                        _text(loc),
+                        None if lastmod is None else _text(lastmod),
+                        None if changefreq is None else _text(changefreq),
+                        None if priority is None else _text(priority),
+                        images,
+                    )
+                pos = end
+                if not ok:
+                    return None  # the document was cut; the parser reads no more
+            if self._can_wait(buf, pos):
+                break  # (no block is whole before an end tag: no other shape is tried)
             found = self._blocks.match(buf, pos)
             if found is not None:
                 end, block = found
@@ -291,8 +290,6 @@ class Scanner:
                 if not ok:
                     return None
                 continue
-            if self._can_wait(buf, pos):
-                break
             handover = self._odd_block(buf, pos)
             if handover is not None:
                 return handover
