@@ -260,10 +260,33 @@ class BlockReader:
             ]
             if parts is None:
                 return args
+            if "&#" not in m[5] and parts[3::7].count(None) * 7 == len(parts) - 1:
+                # Nothing here can make the block the exact path's (no character reference,
+                # no attribute dictionary to check): the records are built in one pass.
+                return args + self._records(parts, doc)
             steps = self._steps(parts)
         except Odd:
             return None
         return args + self._extensions(steps, doc)
+
+    def _records(self, parts: list[Any], doc: Document) -> list[list[Any]]:
+        """The images and alternates of a rich block of canonical alternates and images
+        without character references (``parts``: as for ``_steps``), in document order."""
+        images: list[Image] = []
+        alternates: list[Alternate] = []
+        image_field = self._image
+        for hreflang, href, image in zip(parts[1::7], parts[2::7], parts[4::7], strict=True):
+            if href is not None:
+                link = alternate_of(hreflang, _decode(href) if "&" in href else href, None, doc)
+                if link is not None:
+                    alternates.append(link)
+            else:
+                assert image_field is not None
+                sub = {name: field_value(text) for name, text in image_field.findall(image)}
+                record = _IMAGE_SPEC.build(sub, doc)
+                if record is not None:
+                    images.append(record)
+        return [images, [], [], alternates]
 
     def _steps(self, parts: list[Any]) -> list[tuple[Any, ...]]:
         """The alternates and images of a rich block (``parts``: the rest split by
