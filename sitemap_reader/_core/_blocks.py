@@ -126,17 +126,19 @@ def _decode(raw: str) -> str:
 
 def field_value(raw: str) -> str:
     """A value as the exact path gives it: decoded, then stripped."""
+    if "<" not in raw:
+        if "&" not in raw and "\r" not in raw:
+            return raw.strip()
+    elif (
+        raw.startswith("<![CDATA[")  # one CDATA section alone, as All in One SEO writes
+        and raw.endswith("]]>")
+        and raw.find("<![CDATA[", 9) < 0
+        and "\r" not in raw
+    ):
+        return raw[9:-3].strip()
     if "\r" in raw:  # line breaks as expat reads them (before references: "&#13;" stays)
         raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-    if "<" in raw:
-        bare = raw.strip()
-        # One CDATA section alone (All in One SEO writes every value so): its content. Text
-        # around it is white space, which the strip takes either way.
-        if bare.startswith("<![CDATA[") and bare.endswith("]]>") and bare.find("<![CDATA[", 9) < 0:
-            return bare[9:-3].strip()
-    elif "&" not in raw:
-        return raw.strip()
-    return _PIECE.sub(_piece, raw).strip()
+    return _PIECE.sub(_piece, raw).strip() if "&" in raw or "<" in raw else raw.strip()
 
 
 def _attrs(raw: str) -> dict[str, str]:
