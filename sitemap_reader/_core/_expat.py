@@ -113,6 +113,15 @@ class ExpatDriver:
                 )
                 raise Stop
 
+    @property
+    def taken(self) -> int:
+        """Bytes given to ``parse`` so far (expat's offset, once it read what waits)."""
+        return self._fed + len(self._backlog)
+
+    def read_up_to(self, offset: int) -> bool:
+        """True when expat has read exactly the first ``offset`` bytes it was given."""
+        return not self._backlog and self._fed == offset
+
     def take_backlog(self) -> bytes:
         """The input held back from expat (see ``parse``), to be read now: the document
         was cut, and what came before the cut is read before it."""

@@ -170,10 +170,19 @@ CONTAINERS: dict[tuple[int, str], Container] = {
 
 def alternate(attrs: dict[str, str], doc: Document) -> Alternate | None:
     """The ``<xhtml:link>`` of these attributes, or None unless it is a usable alternate."""
-    href = (attrs.get("href") or "").strip()
-    if (attrs.get("rel") or "").strip().lower() != "alternate" or not href:
+    if (attrs.get("rel") or "").strip().lower() != "alternate":
+        return None
+    return alternate_of(attrs.get("hreflang"), attrs.get("href"), attrs.get("media"), doc)
+
+
+def alternate_of(
+    hreflang: str | None, href: str | None, media: str | None, doc: Document
+) -> Alternate | None:
+    """The alternate (rel="alternate") of these attribute values, or None if unusable."""
+    href = (href or "").strip()
+    if not href:
         return None
     loc = doc.check_loc(href)
     if loc is None:
         return None
-    return Alternate((attrs.get("hreflang") or "").strip() or None, loc, attrs.get("media") or None)
+    return Alternate((hreflang or "").strip() or None, loc, media or None)

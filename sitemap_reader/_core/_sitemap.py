@@ -81,6 +81,7 @@ class SitemapMachine:
         "_sub_fields",
         "_text",
         "_text_len",
+        "closed",
         "depth",
         "doc",
     )
@@ -117,6 +118,7 @@ class SitemapMachine:
         self._key_start = 0  # expat's offset of the start tag of the value being captured
         self._text: list[str] = []
         self._text_len = 0
+        self.closed = -1  # expat's offset of the end tag of the last record
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
         parser.CharacterDataHandler = None
@@ -212,6 +214,7 @@ class SitemapMachine:
             return
         if depth == 2:
             self._item = None
+            self.closed = self._parser.CurrentByteIndex
             if self._index:
                 self._emit_ref(item)
             else:

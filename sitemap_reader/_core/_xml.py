@@ -47,6 +47,7 @@ class XmlHandler:
         self._prolog: bytearray | None = bytearray()
         self._scanner: Scanner | None = None
         self._scanned = 0  # bytes given to the scanner
+        self._origin = 0  # where the scanner's input starts in the document
         self._root_local = ""
         self._sitemap: SitemapMachine | None = None  # once the root is urlset or sitemapindex
         self._feed: FeedBuffer | None = FeedBuffer()  # kept until the root says "no feed"
@@ -117,15 +118,20 @@ class XmlHandler:
         if self._pending is not None:
             self._decide_pending(final=False)
             return
-        take, images = eligible(match)
+        kinds = eligible(match)
         if (
             self.fast
-            and take
+            and kinds is not None
             and not self._expat_failed
             and self.format in (Format.URLSET, Format.SITEMAPINDEX)
         ):
+            self._origin = split
             self._scanner = Scanner(
-                self.doc, index=self.format is Format.SITEMAPINDEX, images=images
+                self.doc,
+                index=self.format is Format.SITEMAPINDEX,
+                kinds=kinds,
+                read=self._read_block,
+                settled=self._settled,
             )
             self._scanned += len(rest)
             handover = self._scanner.feed(rest)
@@ -138,9 +144,32 @@ class XmlHandler:
     def _handover(self, rest: bytes) -> None:
         """The scanner stopped: expat reads ``rest`` (filler, then what was not consumed)."""
         self._scanner = None
-        self._driver.shift = self._scanned - len(rest)
+        driver = self._driver
+        driver.shift = self._origin + self._scanned - len(rest) - driver.taken
         if not self._expat_failed and not self.doc.ended:
             self._parse(rest, False)
+
+    def _read_block(self, data: bytes, at: int | None) -> bool:
+        """Expat reads part of a block the scanner did not take (``at``: where ``data``
+        stands in the scanner's input, when a filler starts it); False once it ended."""
+        if at is not None:
+            driver = self._driver
+            driver.shift = self._origin + at - driver.taken
+        if not self._expat_failed and not self.doc.ended:
+            self._parse(data, False)
+        return not self._expat_failed and not self.doc.ended
+
+    def _settled(self, tag_len: int) -> bool:
+        """True when the last bytes expat read were the end tag (of ``tag_len`` bytes) of a
+        record, so the scanner may go on after it."""
+        machine = self._sitemap
+        return (
+            machine is not None
+            and not self._expat_failed
+            and not self.doc.ended
+            and machine.depth == 1
+            and self._driver.read_up_to(machine.closed + tag_len)
+        )
 
     def close(self) -> None:
         if self._prolog is not None:
