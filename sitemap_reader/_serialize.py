@@ -8,7 +8,7 @@ import csv
 import json
 from collections.abc import Callable
 from dataclasses import fields
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import IO, Any
 
 from ._models import Alternate, Entry, EntryChange, Image, News, Video
@@ -115,16 +115,19 @@ def change_writer(fmt: str, out: IO[str]) -> Callable[[list[EntryChange]], None]
     return write_jsonl
 
 
-_ISO: dict[datetime, str] = {}
+_ISO: dict[tuple[datetime, timedelta | None], str] = {}
 
 
 def _iso(value: datetime) -> str:
     # Sitemaps repeat a few dates many times, and parse_datetime hands back one object each.
-    text = _ISO.get(value)
+    # Keyed with the offset too: aware datetimes compare by instant, so 10:00+01:00 and
+    # 09:00+00:00 are one key, and the first one's text would be written for both.
+    key = (value, value.utcoffset())
+    text = _ISO.get(key)
     if text is None:
         if len(_ISO) > 4_096:  # bounded: with distinct dates it only costs memory
             _ISO.clear()
-        text = _ISO[value] = value.isoformat()
+        text = _ISO[key] = value.isoformat()
     return text
 
 

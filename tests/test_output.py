@@ -55,3 +55,14 @@ def test_json_line_is_json_dumps_of_entry_to_dict(
     assert line.endswith("\n") and "\n" not in line[:-1]
     assert line == json.dumps(entry_to_dict(entry), ensure_ascii=False) + "\n"
     assert json.loads(line)["loc"] == loc
+
+
+def test_one_instant_in_two_offsets_keeps_each_offset() -> None:
+    """Aware datetimes compare by instant: a cache keyed by them alone wrote the first
+    offset seen for every later spelling of the same instant."""
+    paris = datetime(2024, 5, 1, 10, 0, tzinfo=timezone(timedelta(hours=1)))
+    utc = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
+    assert paris == utc
+    for lastmod in (paris, utc):
+        entry = Entry("https://example.com/a", lastmod, sitemap="https://example.com/s.xml")
+        assert json.loads(json_line(entry))["lastmod"] == lastmod.isoformat()
