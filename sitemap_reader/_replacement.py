@@ -16,12 +16,14 @@ from typing import Final
 
 PREFIX: Final = ".sitemap-reader-"  # a hidden name, so a half-written file is seldom picked up
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_IN_PLACE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
 
 
 class Replacement:
     """A temporary file beside ``target``, open for writing at :attr:`fd`; :meth:`commit`
     puts it in ``target``'s place, :meth:`discard` removes it (and after a commit, does
-    nothing). The caller closes :attr:`fd`.
+    nothing). The caller closes :attr:`fd`. A target that exists and is no regular file (a
+    device such as /dev/null, a FIFO) is written in place: there is nothing to replace.
 
     Raises OSError at once when ``target`` cannot be written: its directory is missing or
     not writable, or it is a directory.
@@ -36,6 +38,12 @@ class Replacement:
         if kept is not None and stat.S_ISDIR(kept.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
         self._temp: str | None
+        self._in_place = kept is not None and not stat.S_ISREG(kept.st_mode)
+        if self._in_place:
+            # A device or a pipe (-o /dev/null, a FIFO): written where it is, never replaced
+            # by a regular file (renaming onto /dev/null would put a file in its place).
+            self.fd, self._temp = os.open(self.target, _IN_PLACE), self.target
+            return
         self.fd, self._temp = _create(os.path.dirname(self.target), suffix)
         if kept is not None and stat.S_ISREG(kept.st_mode):
             try:
@@ -54,17 +62,18 @@ class Replacement:
         """Replace the target with the temporary file (written and closed by the caller)."""
         if self._temp is None:
             raise ValueError("the replacement was already committed or discarded")
-        os.replace(self._temp, self.target)
+        if not self._in_place:
+            os.replace(self._temp, self.target)
         self._temp = None
 
     def discard(self) -> None:
         """Remove the temporary file, if it is still there: the target is left as it was."""
-        if self._temp is not None:
+        if self._temp is not None and not self._in_place:
             try:
                 os.unlink(self._temp)
             except FileNotFoundError:
                 pass
-            self._temp = None
+        self._temp = None
 
 
 def _create(directory: str, suffix: str) -> tuple[int, str]:

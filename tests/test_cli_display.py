@@ -186,7 +186,7 @@ async def test_tree_keeps_document_order_and_counts_its_problems(
         f"├── {s.a('/b.xml')}  urlset  1 URL  [ok]",
         f"└── {s.a('/c.xml')}  urlset  1 URL  [ok]",
         (
-            "      ! invalid-lastmod: 1 lastmod values were not dates and were left out"
+            "      ! invalid-lastmod: 1 lastmod value was not a date and was left out"
             " (first: 'not a date')"
         ),
     ]

@@ -139,6 +139,29 @@ def test_an_output_that_cannot_be_written_is_refused_before_reading(
 # -- writes that fail -----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("fmt", ("jsonl", "csv"))
+def test_an_output_that_is_no_regular_file_is_written_in_place(
+    tmp_path: Path, sitemap: str, fmt: str
+) -> None:
+    # -o /dev/null must not put a regular file where the device was; a FIFO stands for
+    # any such target (the test cannot risk the machine's /dev/null).
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the writer's open does not wait
+    try:
+        status, err = run_cli(
+            "dump", "--quiet", "--format", fmt, sitemap, "-o", "fifo", cwd=tmp_path
+        )
+        written = os.read(reader, 65536)
+    finally:
+        os.close(reader)
+
+    assert (status, err) == (0, "")
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert b"https://e.example/b" in written
+    assert leftovers(tmp_path) == []
+
+
 @pytest.fixture
 def big(tmp_path: Path) -> str:
     """A text sitemap of 20,000 URLs (over 500 kB as jsonl)."""

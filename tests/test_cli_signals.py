@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_site import Served, ThreadedServer, hang, sitemapindex, trickle, xml
+from tests.http_site import Served, ThreadedServer, gz_file, hang, sitemapindex, trickle, xml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and pi
 
 FAST_CHILDREN = 4
 PER_CHILD = 8_000  # about 2 MB a child: the fast ones take a few seconds to write out
+BIG = 150_000  # URLs of the child that keeps the reader busy parsing (a second or so)
 WITHIN = 5.0  # seconds a stopped run may take to end
 PREVIOUS = "the last good output\n"
 
@@ -62,18 +63,25 @@ def site() -> Iterator[Site]:
             served.add(f"/c{i}.xml", xml(doc))
         served.add("/slow.xml", trickle(doc, 1_000, 0.05))  # about 3 minutes
         served.add("/stuck.xml", hang(120))  # not a byte of an answer
+        # One child the reader takes a second or more of CPU to parse: a signal then lands
+        # in the middle of a worker's parse rather than in a wait.
+        served.add("/big.xml.gz", gz_file(_generate.plain_sitemap(BIG, base_url=base)))
         locs = _generate.url_specs(PER_CHILD, base_url=base)
         yield Site(served, FAST_CHILDREN * sum(len(s.loc) + 1 for s in locs))
 
 
 @contextmanager
-def dump(*argv: str, stdout: int = subprocess.DEVNULL) -> Iterator[subprocess.Popen[bytes]]:
-    """``python -m sitemap_reader dump ARGV``, killed if a test leaves it running."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sitemap_reader", "dump", "--no-progress", *argv],
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-    )
+def dump(
+    *argv: str,
+    stdout: int = subprocess.DEVNULL,
+    sigint_ignored: bool = False,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m sitemap_reader dump ARGV``, killed if a test leaves it running; with
+    ``sigint_ignored``, started as a shell starts a background job (SIGINT ignored)."""
+    command = [sys.executable, "-m", "sitemap_reader", "dump", "--no-progress", *argv]
+    if sigint_ignored:  # an ignored signal stays ignored across exec
+        command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+    proc = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE)
     try:
         yield proc
     finally:
@@ -174,6 +182,37 @@ def test_a_signal_ends_the_run_leaving_the_output_as_it_was(
 
     assert got == status, err
     assert err.splitlines() == [line], err
+    assert target.read_text() == PREVIOUS
+    assert temp_files(tmp_path) == []
+    assert took < WITHIN
+
+
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.3])
+def test_sigterm_with_sigint_ignored_ends_the_run_as_cleanly(
+    site: Site, tmp_path: Path, after: float
+) -> None:
+    """``sitemap-reader dump ... &`` in a script, then ``kill``: the shell starts the job with
+    SIGINT ignored, so asyncio installs no Ctrl-C handler to borrow; SIGTERM in the middle of
+    a parse still cancels the run rather than raising in whatever task runs (tracebacks, an
+    unclosed session, a closed loop)."""
+    target = tmp_path / "urls.txt"
+    target.write_text(PREVIOUS)
+
+    with dump(
+        site.served.a("/big.xml.gz"),
+        "--format",
+        "txt",
+        "-o",
+        str(target),
+        sigint_ignored=True,
+    ) as proc:
+        wait_for("records", lambda: written(tmp_path) > 0, proc)
+        time.sleep(after)
+        proc.send_signal(signal.SIGTERM)
+        got, err, took = ends(proc)
+
+    assert got == 143, err
+    assert err.splitlines() == ["sitemap-reader: interrupted (SIGTERM)"], err
     assert target.read_text() == PREVIOUS
     assert temp_files(tmp_path) == []
     assert took < WITHIN

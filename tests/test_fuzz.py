@@ -171,7 +171,7 @@ def test_a_resolved_loc_is_held_to_max_loc_length() -> None:
     limits = Limits(max_loc_length=60)
     events = parse(b"d" * 40 + b"\n" + b"e" * 20 + b"\n", limits=limits, resolve_relative=True)
     assert locs(events) == [URL.rsplit("/", 1)[0] + "/" + "e" * 20]
-    assert "1 URLs longer" in problem(events, "loc-too-long").message
+    assert "1 URL longer" in problem(events, "loc-too-long").message
 
 
 @pytest.mark.parametrize(

@@ -399,6 +399,14 @@ def test_relative_locs_are_dropped_and_reported(fast: bool) -> None:
     assert "'/a'" in found.message
 
 
+def test_a_tally_of_one_is_said_in_the_singular(fast: bool) -> None:
+    """'1 relative URL was dropped', not '1 relative URLs were dropped'; two stay plural."""
+    one = parse(urlset(url_block("/a"), url_block("https://example.com/b")).encode(), fast=fast)
+    two = parse(urlset(url_block("/a"), url_block("/c")).encode(), fast=fast)
+    assert problem(one, "relative-loc").message.startswith("1 relative URL was dropped ")
+    assert problem(two, "relative-loc").message.startswith("2 relative URLs were dropped ")
+
+
 def test_relative_locs_resolved_on_request(fast: bool) -> None:
     """With resolve_relative=True, relative locs resolve against the sitemap's URL and are reported."""
     doc = urlset(url_block("/a"), url_block("c/d.html"), url_block("//cdn.example.com/e"))

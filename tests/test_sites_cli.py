@@ -176,3 +176,14 @@ def test_sites_usage_errors_exit_2(
         main([arg.format(**paths) for arg in argv])
     assert exit.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_missing_sites_file_is_said_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cause as a person reads it, not an OSError's repr ("[Errno 2] ...: 'x'")."""
+    missing = str(tmp_path / "missing.txt")
+    with pytest.raises(SystemExit):
+        main(["tree", "--sites", missing])
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.endswith(f"cannot read the --sites file {missing}: No such file or directory")

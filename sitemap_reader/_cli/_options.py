@@ -123,7 +123,8 @@ def _site_lines(path: str) -> list[str]:
             with open(path, encoding="utf-8") as file:
                 text = file.read()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the --sites file {path}: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise UsageError(f"cannot read the --sites file {path}: {reason}") from None
     stripped = (line.strip() for line in text.splitlines())
     return [line for line in stripped if line and not line.startswith("#")]
 

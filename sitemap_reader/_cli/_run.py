@@ -11,6 +11,7 @@ import sitemap_reader as sr
 from .._sync import run_blocking
 from ._console import Console, Tally
 from ._options import open_state
+from ._signals import cancelled_by_sigterm
 
 
 def run_walk(
@@ -25,14 +26,15 @@ def run_walk(
 
     async def walk() -> Tally:
         tally = Tally()
-        async with sr.SitemapReader(config, state=state) as reader:
-            console.start(reader)
-            try:
-                async for batch in reader.walk_batches(*args.sources):
-                    handle(batch, tally)
-            finally:
-                console.stop()
-            tally.progress = reader.progress
+        with cancelled_by_sigterm():
+            async with sr.SitemapReader(config, state=state) as reader:
+                console.start(reader)
+                try:
+                    async for batch in reader.walk_batches(*args.sources):
+                        handle(batch, tally)
+                finally:
+                    console.stop()
+                tally.progress = reader.progress
         return tally
 
     return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")

@@ -11,18 +11,48 @@ from .._config import Limits
 from .._models import Entry, Event, Problem, ProblemKind, SitemapRef
 from ._util import has_scheme, is_http_url, is_reference, resolve, shorten
 
-# kind -> the words a tally message uses for it
+# kind -> the words a tally message uses for it: for one, for more than one
 _TALLY_WORDS = {
-    ProblemKind.INVALID_LOC: "values that are not an absolute http(s) URL were dropped",
-    ProblemKind.RELATIVE_LOC: "relative URLs were dropped (the protocol wants absolute ones)",
-    ProblemKind.RELATIVE_LOC_RESOLVED: "relative URLs were resolved against the document's URL",
-    ProblemKind.LOC_TOO_LONG: "URLs longer than the limit were dropped",
-    ProblemKind.MISSING_LOC: "entries without a <loc> were dropped",
-    ProblemKind.INVALID_LASTMOD: "lastmod values were not dates and were left out",
-    ProblemKind.INVALID_CHANGEFREQ: "changefreq values were not one of the protocol's and were left out",
-    ProblemKind.INVALID_PRIORITY: "priority values were not numbers from 0.0 to 1.0 and were left out",
-    ProblemKind.ENCODING: "lines were not UTF-8; their other bytes were percent-encoded",
-    ProblemKind.INVALID_EXTENSION: "extension values were malformed and were left out",
+    ProblemKind.INVALID_LOC: (
+        "value that is not an absolute http(s) URL was dropped",
+        "values that are not an absolute http(s) URL were dropped",
+    ),
+    ProblemKind.RELATIVE_LOC: (
+        "relative URL was dropped (the protocol wants absolute ones)",
+        "relative URLs were dropped (the protocol wants absolute ones)",
+    ),
+    ProblemKind.RELATIVE_LOC_RESOLVED: (
+        "relative URL was resolved against the document's URL",
+        "relative URLs were resolved against the document's URL",
+    ),
+    ProblemKind.LOC_TOO_LONG: (
+        "URL longer than the limit was dropped",
+        "URLs longer than the limit were dropped",
+    ),
+    ProblemKind.MISSING_LOC: (
+        "entry without a <loc> was dropped",
+        "entries without a <loc> were dropped",
+    ),
+    ProblemKind.INVALID_LASTMOD: (
+        "lastmod value was not a date and was left out",
+        "lastmod values were not dates and were left out",
+    ),
+    ProblemKind.INVALID_CHANGEFREQ: (
+        "changefreq value was not one of the protocol's and was left out",
+        "changefreq values were not one of the protocol's and were left out",
+    ),
+    ProblemKind.INVALID_PRIORITY: (
+        "priority value was not a number from 0.0 to 1.0 and was left out",
+        "priority values were not numbers from 0.0 to 1.0 and were left out",
+    ),
+    ProblemKind.ENCODING: (
+        "line was not UTF-8; its other bytes were percent-encoded",
+        "lines were not UTF-8; their other bytes were percent-encoded",
+    ),
+    ProblemKind.INVALID_EXTENSION: (
+        "extension value was malformed and was left out",
+        "extension values were malformed and were left out",
+    ),
 }
 
 
@@ -149,7 +179,9 @@ class Document:
                     f"{self.limits.max_urls:,} a sitemap may hold; all were read"
                 )
             else:
-                message = f"{count:,} {_TALLY_WORDS.get(kind, kind)} (first: {example})"
+                one, many = _TALLY_WORDS.get(kind, (kind, kind))
+                words = one if count == 1 else many
+                message = f"{count:,} {words} (first: {example})"
             self.out.append(Problem(kind, self.url, message))
         self.tally.clear()
         if self.fatal is not None:
