@@ -21,6 +21,7 @@ from yarl import URL
 from .._models import Entry, Event, Format, Problem, SitemapVisited, Status, Trust
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
+from ._util import plural
 
 # The reader's problem kinds -> the check's codes (names of ._codes.CODES).
 KIND_CODES = {
@@ -342,7 +343,7 @@ class Checker:
             yield finding(
                 "url-out-of-scope",
                 url,
-                f"{total:,} URLs lie outside the sitemap's location and were dropped ({why})",
+                f"{plural(total, 'URL')} outside the sitemap's location dropped ({why})",
                 count=total,
             )
         if (

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 from .._models import Entry, News, Video
 from ._codes import Finding, finding
-from ._util import shorten
+from ._util import plural, shorten
 
 # Characters a URL must percent-encode (RFC 3986 section 2; sitemaps.org "Entity escaping"):
 # controls, space, <>"{}|\^` and anything not ASCII.
@@ -285,7 +285,7 @@ class SiteLint:
             yield finding(
                 "duplicate-url-across",
                 docs[doc],
-                f"{count:,} URLs are also listed by another sitemap (first: {example}, "
+                f"{plural(count, 'URL')} also listed by another sitemap (first: {example}, "
                 f"listed by {docs[first]})",
                 count=count,
             )
