@@ -12,8 +12,10 @@ import gzip
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,6 +194,26 @@ def test_output_file(rich: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert target.read_text(encoding="utf-8") == "".join(loc + "\n" for loc in LOCS)
     assert os.listdir(target.parent) == ["urls.txt"]
     assert "4 URLs" in err
+
+
+def test_output_to_a_fifo_writes_into_it(rich: Path, tmp_path: Path) -> None:
+    """``-o`` naming a FIFO (as /dev/null names a device) writes through it and leaves it
+    a FIFO: a temporary file renamed over it would replace it (and /dev/null with it)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+
+    def drain() -> None:
+        with open(fifo, encoding="utf-8") as reader:
+            got.append(reader.read())
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    assert main(["dump", "--format", "txt", "-o", str(fifo), str(rich)]) == 0
+    thread.join(timeout=30)
+    assert got == ["".join(loc + "\n" for loc in LOCS)]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["pipe", "sitemap.xml"]  # no temporary file
 
 
 def test_since_keeps_newer_and_undated_entries(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -79,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
                 sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
 
             return _dump(args, config, None, write)
+    if args.output and _special(args.output):
+        # A device or a pipe (-o /dev/null, a FIFO) is written to as it is: a temporary file
+        # renamed over it would replace the device itself.
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            return _dump(args, config, out)
     if args.output:
         directory = os.path.dirname(os.path.abspath(args.output))
         fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
@@ -98,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
             out.flush()
         finally:
             out.detach()
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` names something other than a regular file (a device, a FIFO)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+    except OSError:
+        return False  # not there yet: made whole, as any file
 
 
 def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
