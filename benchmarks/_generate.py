@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -206,13 +207,7 @@ def exact_sitemap(
             f'\t\t<xhtml:link rel="alternate" hreflang="{lang}" href="{_esc(href)}"/>\n'
             for lang, href in spec.alternates
         )
-        for image in spec.images:
-            out.append(f"\t\t<image:image>\n\t\t\t<image:loc><![CDATA[{image.loc}]]></image:loc>\n")
-            if image.title is not None:
-                out.append(f"\t\t\t<image:title><![CDATA[{image.title}]]></image:title>\n")
-            if image.caption is not None:
-                out.append(f"\t\t\t<image:caption><![CDATA[{image.caption}]]></image:caption>\n")
-            out.append("\t\t</image:image>\n")
+        out.extend(_image_xml(image, _cdata) for image in spec.images)
         if spec.video is not None:
             out.append(_video_xml(spec.video))
         if spec.news is not None:
@@ -253,13 +248,7 @@ def mixed_sitemap(
                 out.append(
                     f'\t\t<xhtml:link rel="alternate" hreflang="{lang}" href="{_esc(href)}"/>\n'
                 )
-        for image in spec.images:
-            out.append(f"\t\t<image:image>\n\t\t\t<image:loc>{_esc(image.loc)}</image:loc>\n")
-            if image.title is not None:
-                out.append(f"\t\t\t<image:title>{_esc(image.title)}</image:title>\n")
-            if image.caption is not None:
-                out.append(f"\t\t\t<image:caption>{_esc(image.caption)}</image:caption>\n")
-            out.append("\t\t</image:image>\n")
+        out.extend(_image_xml(image, _esc) for image in spec.images)
         out.append("\t</url>\n")
     out.append("</urlset>\n")
     return "".join(out).encode("utf-8")
@@ -361,6 +350,20 @@ def _news(rng: random.Random, when: datetime) -> NewsSpec:
         publication_date=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         title=" ".join(rng.sample(_WORDS, 7)).capitalize(),
     )
+
+
+def _cdata(text: str) -> str:
+    return f"<![CDATA[{text}]]>"
+
+
+def _image_xml(image: ImageSpec, value: Callable[[str], str]) -> str:
+    """An ``<image:image>`` block, each value written by ``value`` (escaped, or CDATA)."""
+    out = f"\t\t<image:image>\n\t\t\t<image:loc>{value(image.loc)}</image:loc>\n"
+    if image.title is not None:
+        out += f"\t\t\t<image:title>{value(image.title)}</image:title>\n"
+    if image.caption is not None:
+        out += f"\t\t\t<image:caption>{value(image.caption)}</image:caption>\n"
+    return out + "\t\t</image:image>\n"
 
 
 def _video_xml(video: VideoSpec) -> str:

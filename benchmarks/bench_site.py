@@ -14,7 +14,9 @@ Each reader runs in a fresh child process of its own, so its wall time and peak 
 ``mixed`` (hreflang alternates, image titles and captions, changefreq and priority on some:
 what multilingual and image-rich sites serve) or ``cdata`` (All in One SEO's CDATA shape).
 
-Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-txt``,
+Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-workers``
+(the same with ``--workers auto``: the children parsed in worker processes, one a core),
+``sitemap-reader-txt``,
 ``floor`` (a sequential urllib + gzip + lxml loop reading only <loc>: no checks, no
 output), and, when the ``bench`` extra is installed, ``usp`` (ultimate-sitemap-parser),
 ``advertools``, ``scrapy`` (a SitemapSpider that counts and follows no page) and
@@ -41,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 READERS = (
     "sitemap-reader",
+    "sitemap-reader-workers",
     "sitemap-reader-txt",
     "floor",
     "usp",
@@ -197,6 +200,8 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
             os.devnull,
             "--no-progress",
         ]
+        if name.endswith("workers"):
+            command += ["--workers", "auto"]
     else:
         command = [sys.executable, __file__, "--run-reader", name, url]
     run = run_measured(command)

@@ -214,6 +214,7 @@ class ProblemKind(str, enum.Enum):
     CYCLE = "cycle"
     DUPLICATE = "duplicate"
     UNREADABLE = "unreadable"
+    WORKER_LOST = "worker-lost"  # the process parsing a document died (ReaderConfig.workers)
     # An exception no other kind names (a bug if it is ever seen).
     ERROR = "error"
 

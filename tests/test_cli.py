@@ -313,6 +313,8 @@ def test_one_readable_source_is_enough_for_exit_0(
         ["dump", "--concurrency", "0", "x.xml"],
         ["dump", "--since", "yesterday", "x.xml"],
         ["dump", "--scope", "everything", "x.xml"],
+        ["dump", "--workers", "-1", "x.xml"],
+        ["dump", "--workers", "many", "x.xml"],
         ["frobnicate"],
     ],
 )

@@ -46,7 +46,7 @@ usage: sitemap-reader dump [-h] [--sites FILE] [--format {jsonl,csv,txt,parquet}
                            [--max-depth N] [--concurrency N] [--per-host N] [--timeout SECONDS]
                            [--deadline SECONDS] [--max-sitemaps N] [--max-sitemaps-per-site N]
                            [--max-entries N] [--max-total-bytes SIZE] [--allow-private]
-                           [--user-agent UA] [--no-probe] [--resolve-relative] [-q]
+                           [--user-agent UA] [--no-probe] [--resolve-relative] [--workers N] [-q]
                            [--no-progress] [--state [FILE]] [--all] [--max-age AGE]
                            [SOURCE ...]
 
@@ -87,6 +87,9 @@ options:
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL instead of dropping
                         them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
@@ -113,8 +116,8 @@ usage: sitemap-reader tree [-h] [--scope {strict,host,off}] [--max-depth N] [--c
                            [--per-host N] [--timeout SECONDS] [--deadline SECONDS]
                            [--max-sitemaps N] [--max-sitemaps-per-site N] [--max-entries N]
                            [--max-total-bytes SIZE] [--allow-private] [--user-agent UA]
-                           [--no-probe] [--resolve-relative] [-q] [--no-progress] [--state [FILE]]
-                           [--all] [--max-age AGE]
+                           [--no-probe] [--resolve-relative] [--workers N] [-q] [--no-progress]
+                           [--state [FILE]] [--all] [--max-age AGE]
                            SOURCE [SOURCE ...]
 
 positional arguments:
@@ -135,6 +138,9 @@ options:
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL instead of dropping
                         them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next

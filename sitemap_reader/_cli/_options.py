@@ -11,6 +11,7 @@ from typing import Any, TypeAlias
 
 import sitemap_reader as sr
 
+from .._io._pool import available_cores
 from .._sources import is_url
 
 # The subparsers each command registers itself in.
@@ -114,6 +115,13 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         action="store_true",
         help="resolve relative <loc> values against the sitemap URL instead of dropping them",
     )
+    command.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes that parse the sitemaps an index names: a number, 'auto' (one a core "
+        "when there are several) or 0 for none, all parsed in the main process (0)",
+    )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
     command.add_argument("--no-progress", action="store_true", help="no progress display")
 
@@ -136,6 +144,13 @@ def _positive(text: str) -> int:
 
 
 _KEEP: Any = object()  # an option left out: the config's default stands
+
+
+def _workers(text: str) -> int:
+    if text.strip().lower() == "auto":
+        cores = available_cores()
+        return cores if cores > 1 else 0
+    return _natural(text)
 
 
 def _deadline(text: str) -> float | None:
@@ -216,6 +231,8 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent
+    if args.workers is not None:
+        settings["workers"] = args.workers
     if args.no_probe:
         settings["well_known_paths"] = ()
     incremental = base.incremental

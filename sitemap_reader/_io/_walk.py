@@ -40,6 +40,7 @@ from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from ._outbox import Batch, Outbox, Progress
+from ._pool import ParsePool
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
@@ -65,7 +66,10 @@ class Walk:
         self._config = config
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental)
-        self._settings = Settings(config=config, tracker=self._tracker, defer=defer_leaves)
+        self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
+        self._settings = Settings(
+            config=config, tracker=self._tracker, defer=defer_leaves, pool=self._pool
+        )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
         for source in sources:
@@ -108,6 +112,8 @@ class Walk:
             for task in (*workers, closer):
                 task.cancel()
             await asyncio.gather(*workers, closer, return_exceptions=True)
+            if self._pool is not None:
+                await self._pool.close()
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
