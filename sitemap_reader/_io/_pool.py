@@ -201,6 +201,7 @@ class _Worker:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env=env,
+            limit=_PIPE_BYTES,  # a reply is read whole without pausing the pipe on the way
         )
         self._reader = asyncio.ensure_future(self._read())
 
