@@ -19,8 +19,16 @@ received. Then the same cold/unchanged pair through the CLI (``sitemap-reader du
 FILE -o /dev/null``), whose wall time includes starting Python. ``--changes`` adds the pair
 with the change feed on, and the state file's size.
 
+With ``--trust-sites``, instead: the three sites of ``_trust_sites.py`` (an honest one, a
+lying index, a build-stamped one; CHILDREN x URLS_PER_CHILD each, served from files that are
+rewritten between runs), each read three times on a fresh state file under each
+``--trust-lastmod``: cold, a second run (nothing changed; the stamped site is rebuilt with
+new stamps), and a third after one child gained a URL (a served file changed). For each: the
+bytes received, the walk time, and whether the third run found the new URL.
+
     python benchmarks/bench_incremental.py
     python benchmarks/bench_incremental.py --changes
+    python benchmarks/bench_incremental.py --trust-sites --children 20 --urls-per-child 2000
 """
 
 from __future__ import annotations
@@ -34,13 +42,14 @@ import os
 import sys
 import tempfile
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_site  # found through the path set above, as bench_site finds _generate
+from _trust_sites import KINDS, StaticServer, TrustSite
 
 import sitemap_reader as sr
 
@@ -131,6 +140,9 @@ def main() -> None:
     parser.add_argument("--urls-per-child", type=int, default=50_000)
     parser.add_argument("--changes", action="store_true", help="also time the change feed")
     parser.add_argument(
+        "--trust-sites", action="store_true", help="the lastmod trust figures instead"
+    )
+    parser.add_argument(
         "--pass", dest="one", nargs=2, metavar=("URL", "STATE"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -139,6 +151,9 @@ def main() -> None:
         print(json.dumps(asyncio.run(one_pass(url, state, args.changes))))
         return
 
+    if args.trust_sites:
+        trust_figures(args.children, args.urls_per_child)
+        return
     expected = args.children * args.urls_per_child
     with tempfile.TemporaryDirectory(prefix="bench-incremental-") as tmp:
         port_file = Path(tmp) / "port"
@@ -195,6 +210,54 @@ def run(url: str, tmp: Path, changes: bool, children: int) -> None:
             f"time; state file {feed_state.stat().st_size / 1e6:,.1f} MB"
             f" (plain: {state.stat().st_size / 1e6:,.2f} MB)"
         )
+
+
+# -- lastmod trust: three sites whose served files change ----------------------------------------
+
+
+async def trust_pass(url: str, state: Path, mode: str) -> tuple[int, float, set[str], str]:
+    """One run: bytes received, walk seconds, the URLs emitted, why lastmods were distrusted."""
+    incremental = sr.Incremental(trust_lastmod=sr.TrustLastmod(mode))
+    config = dataclasses.replace(sr.DEFAULT_CONFIG, incremental=incremental)
+    locs: set[str] = set()
+    start = time.perf_counter()
+    async with sr.SitemapReader(config, state=state) as reader:
+        async for batch in reader.walk_batches(url):
+            locs.update(e.loc for e in batch if type(e) is sr.Entry)
+    why = "; ".join(reader.progress.distrusted.values())
+    return reader.progress.bytes, time.perf_counter() - start, locs, why
+
+
+def trust_figures(children: int, urls: int) -> None:
+    print(f"each site: robots.txt -> index -> {children} x {urls:,} URLs, plain XML")
+    print(f"{'site':8} {'mode':6} {'cold':>19} {'2nd run':>22} {'1 changed':>22}  found  why")
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-trust-") as tmp,
+        StaticServer(Path(tmp)) as server,
+    ):
+        for kind in KINDS:
+            for mode in (m.value for m in sr.TrustLastmod):
+                name = f"{kind}-{mode}"
+                base = f"http://127.0.0.1:{server.port}/{name}"
+                site = TrustSite(kind, Path(tmp) / name, base, children, urls)
+                state = Path(tmp) / f"{name}.sqlite"
+                runs = []
+                for step in range(3):
+                    gained = site.change(children // 2) if step == 2 else ""
+                    site.build(datetime.now(timezone.utc))
+                    runs.append(asyncio.run(trust_pass(f"{base}/robots.txt", state, mode)))
+                (cold, cold_s, _, _), second, third = runs
+                cells = [
+                    f"{b:>9,} B {s:5.2f} s ({b / cold:6.2%})" for b, s, _, _ in (second, third)
+                ]
+                cells.insert(0, f"{cold:>9,} B {cold_s:5.2f} s")
+                found = "yes" if gained in third[2] else "NO"
+                why = third[3] or second[3]
+                print(
+                    f"{kind:8} {mode:6} {cells[0]:>19} {cells[1]:>22} {cells[2]:>22}  "
+                    f"{found:5}  {why}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,10 @@ from ._config import (
     RetryPolicy,
     ScopePolicy,
     Timeouts,
+    TrustLastmod,
 )
+from ._core._check import Checker, CheckOptions
+from ._core._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
 from ._errors import (
@@ -48,6 +51,7 @@ from ._models import (
     Event,
     Format,
     Image,
+    LastmodTrust,
     News,
     Problem,
     ProblemKind,
@@ -55,6 +59,7 @@ from ._models import (
     SitemapState,
     SitemapVisited,
     Status,
+    Trust,
     Video,
 )
 from ._serialize import entry_to_dict
@@ -64,7 +69,7 @@ if _typing.TYPE_CHECKING:
     from ._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._io._outbox import Batch, Progress
     from ._reader import SitemapReader
-    from ._sync import collect_urls_sync, entries_sync, walk_sync
+    from ._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._table import (
         ParquetSink,
         entries_to_batches,
@@ -83,6 +88,7 @@ _LAZY = {
     "ParquetSink": "._table",
     "Progress": "._io._outbox",
     "SitemapReader": "._reader",
+    "check_sync": "._sync",
     "collect_urls_sync": "._sync",
     "entries_sync": "._sync",
     "entries_to_batches": "._table",
@@ -99,6 +105,7 @@ _LAZY = {
 __version__ = "0.1.0"
 
 __all__ = [
+    "CODES",
     "DEFAULT_CONFIG",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_AGE",
@@ -111,14 +118,19 @@ __all__ = [
     "Batch",
     "ChangeFreq",
     "ChangeKind",
+    "CheckOptions",
+    "Checker",
+    "Code",
     "Entry",
     "EntryChange",
     "Event",
     "FetchError",
+    "Finding",
     "Format",
     "HTTPStatusError",
     "Image",
     "Incremental",
+    "LastmodTrust",
     "Leaf",
     "LimitExceeded",
     "Limits",
@@ -132,6 +144,7 @@ __all__ = [
     "ReaderConfig",
     "RetryPolicy",
     "ScopePolicy",
+    "Severity",
     "SitemapParser",
     "SitemapReader",
     "SitemapReaderError",
@@ -145,9 +158,12 @@ __all__ = [
     "StoreSummary",
     "Timeouts",
     "TransportError",
+    "Trust",
+    "TrustLastmod",
     "UnsafeXMLError",
     "Video",
     "__version__",
+    "check_sync",
     "collect_urls_sync",
     "default_state_path",
     "entries_sync",

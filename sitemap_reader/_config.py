@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._sources import check_base_url
+
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
 # larger than 50MB (52,428,800 bytes)" uncompressed, for a sitemap and for an index alike.
 MAX_URLS_PER_SITEMAP = 50_000
@@ -115,6 +117,22 @@ class RetryPolicy:
 DEFAULT_MAX_AGE = 7 * 86_400.0
 
 
+class TrustLastmod(str, enum.Enum):
+    """When an index's lastmod may stand for a fetch (``Incremental.trust_lastmod``)."""
+
+    ALWAYS = "always"  # a child whose index lastmod did not move is skipped
+    AUTO = "auto"  # ... unless its source's lastmods were judged untrusted
+    NEVER = "never"  # every child is asked again (conditionally, its bytes compared)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# A sitemap or source that lists fewer than this share of the URLs of its last complete read
+# holds its removals back until a later run sees the same.
+DEFAULT_SHRINK_GUARD = 0.5
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Incremental:
     """What a run with a state store fetches and emits (``SitemapReader(state=...)``).
@@ -130,10 +148,20 @@ class Incremental:
     # Keep every entry's loc and lastmod in the store and emit only what changed since the
     # last run with changes on (EntryChange records), instead of Entry records.
     changes: bool = False
+    # Skip a child on its index's lastmod: always, unless its source's lastmods are judged
+    # untrusted (auto), or never.
+    trust_lastmod: TrustLastmod = TrustLastmod.AUTO
+    # With changes: a sitemap or source listing fewer than this share of the URLs of its last
+    # complete read holds its removals back until a later run confirms; 0 turns it off.
+    shrink_guard: float = DEFAULT_SHRINK_GUARD
 
     def __post_init__(self) -> None:
         if not self.max_age >= 0:
             raise ValueError("Incremental.max_age must not be negative")
+        if not isinstance(self.trust_lastmod, TrustLastmod):
+            object.__setattr__(self, "trust_lastmod", TrustLastmod(self.trust_lastmod))
+        if not 0 <= self.shrink_guard <= 1:
+            raise ValueError("Incremental.shrink_guard must be between 0 (off) and 1")
 
 
 # Where sites keep a sitemap that robots.txt does not name: the defaults of WordPress core
@@ -164,6 +192,10 @@ class ReaderConfig:
     well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
     # A relative <loc> is invalid; True resolves it against the document's URL (reported).
     resolve_relative: bool = False
+    # Where local files (paths, file: URLs, stdin) stand: read as if fetched from this http(s)
+    # URL, so relative locs resolve against it and scope judges their entries by it; their
+    # records name it as their sitemap. None: a local file has no location, and no scope.
+    base_url: str | None = None
     incremental: Incremental = field(default_factory=Incremental)
     # The SSRF guard (on when False): a host the documents name, other than the sources'
     # own, may not resolve to a loopback, private, link-local or otherwise special address.
@@ -182,6 +214,8 @@ class ReaderConfig:
         for path in self.well_known_paths:
             if not path.startswith("/"):
                 raise ValueError(f"well-known path {path!r} must start with '/'")
+        if self.base_url is not None:
+            check_base_url(self.base_url)
 
 
 DEFAULT_LIMITS = Limits()

@@ -182,16 +182,12 @@ def read_dataframe_sync(
     state: State = None,
     problems: bool = False,
 ) -> pd.DataFrame | Frames:
-    """Blocking :func:`read_dataframe`, for scripts (advertools' ``sitemap_to_df`` job).
-
-    Raises:
-        RuntimeError: called from a running event loop (in a notebook, ``await
-            read_dataframe(...)`` instead).
-    """
+    """Blocking :func:`read_dataframe`, for scripts and notebooks (advertools'
+    ``sitemap_to_df`` job). Inside a running event loop (a notebook) the read runs on a
+    thread and loop of its own while the caller waits; ``await read_dataframe(...)`` there
+    keeps the loop free."""
     from ._sync import run_blocking
 
     return run_blocking(
-        lambda: read_dataframe(*sources, config=config, state=state, problems=problems),
-        refuse="read_dataframe_sync() blocks; inside async code (a notebook) use "
-        "'await read_dataframe(...)'",
+        lambda: read_dataframe(*sources, config=config, state=state, problems=problems)
     )

@@ -89,6 +89,13 @@ class KeptEntries:
     def states(self) -> Iterator[SitemapState]:
         return self.store.states()
 
+    def __getattr__(self, name: str) -> Any:
+        # What else the wrapped store can do (a SQLite store's ledger: the shrink guard and
+        # lastmod verdicts) passes through, so wrapping it does not turn those off.
+        if name == "store":
+            raise AttributeError(name)
+        return getattr(self.store, name)
+
     def close(self) -> None:
         try:
             self.store.close()

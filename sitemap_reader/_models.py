@@ -215,6 +215,9 @@ class ProblemKind(str, enum.Enum):
     DUPLICATE = "duplicate"
     UNREADABLE = "unreadable"
     WORKER_LOST = "worker-lost"  # the process parsing a document died (ReaderConfig.workers)
+    # The change feed's shrink guard.
+    SHRINK_HELD = "shrink-held"
+    SHRINK_CONFIRMED = "shrink-confirmed"
     # An exception no other kind names (a bug if it is ever seen).
     ERROR = "error"
 
@@ -235,7 +238,7 @@ class Problem(Event):
     returned before it stand, nothing after it was read.
     """
 
-    kind: str
+    kind: ProblemKind
     url: str
     message: str
     fatal: bool = False
@@ -260,6 +263,35 @@ class Status(str, enum.Enum):
         return self.value
 
 
+class Trust(str, enum.Enum):
+    """Whether the lastmods a site writes can be believed (:class:`LastmodTrust`)."""
+
+    TRUSTED = "trusted"  # checked, and nothing said otherwise
+    UNTRUSTED = "untrusted"  # a signal said they lie (see the reasons)
+    UNKNOWN = "unknown"  # too little to judge (no lastmods, nothing checked yet)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class LastmodTrust:
+    """The verdict on a sitemap's (or a whole source's) lastmods, with what it rests on.
+
+    ``reasons`` say in words why it is not trusted (empty when it is); ``counts`` are the
+    signals measured, by name (README, "Lastmod trust"), in this run and, for the signals
+    only a state file can show, over the runs it recorded.
+    """
+
+    verdict: Trust
+    reasons: tuple[str, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+
+    def __str__(self) -> str:
+        why = f" ({'; '.join(self.reasons)})" if self.reasons else ""
+        return f"{self.verdict.value}{why}"
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapVisited(Event):
     """The report of one document the walk met: a robots.txt, an index or a sitemap.
@@ -267,7 +299,9 @@ class SitemapVisited(Event):
     ``url`` is the URL as named (by the user, a robots.txt or an index: ``source``);
     ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
     named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
-    what went wrong or was tolerated, ``lastmod`` is what the parent index said.
+    what went wrong or was tolerated, ``lastmod`` is what the parent index said, and
+    ``lastmods`` (with a state store) whether this document's lastmods can be trusted. The
+    fields after it describe the response (see their comment).
     """
 
     url: str
@@ -283,6 +317,23 @@ class SitemapVisited(Event):
     dropped: tuple[tuple[str, int], ...] = ()
     problems: tuple[Problem, ...] = ()
     lastmod: datetime | None = None
+    # With a state store: the verdict on this document's lastmods (None without one).
+    lastmods: LastmodTrust | None = None
+    # When it was named in the run (0, 1, 2...): sources in the order given, then the
+    # documents robots.txt files and indexes name, each in its document order. A parent's
+    # children sorted by it are in the order the parent names them, whatever order they
+    # finished in.
+    order: int = 0
+    # What the response said of itself, for `check` (None where nothing was fetched):
+    # the redirect hops as (status, target), the Content-Type and Content-Encoding headers,
+    # whether the body was a gzip file (its magic bytes), the character encoding when it
+    # was not UTF-8, and the seconds spent waiting on the network.
+    redirects: tuple[tuple[int, str], ...] = ()
+    content_type: str | None = None
+    content_encoding: str | None = None
+    gzipped: bool = False
+    encoding: str | None = None
+    elapsed: float | None = None
 
 
 # -- incremental runs ---------------------------------------------------------------------------

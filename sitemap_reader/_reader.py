@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import TYPE_CHECKING, cast
 
 import aiohttp
 
 from ._config import DEFAULT_CONFIG, ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._core._jobs import Leaf
 from ._io._fetch import Fetcher
 from ._io._guard import Guard, GuardedResolver
@@ -20,7 +23,7 @@ from ._io._outbox import Batch, Progress
 from ._io._state import StateStore, open_store
 from ._io._walk import Walk
 from ._models import Entry, Event
-from ._sources import is_url
+from ._sources import check_source, is_url
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -42,7 +45,10 @@ class SitemapReader:
                 print(entry.loc)
 
     A source is a site root (``https://example.com/``: robots.txt, then well-known paths),
-    a robots.txt URL, a sitemap or index URL, a local file path, or ``-`` for stdin.
+    a robots.txt URL, a sitemap or index URL, a local file (a path or a ``file:`` URL), or
+    ``-`` for stdin. Iterating a walk over any other source raises ValueError naming it: a
+    URL that does not parse or has no host, another scheme (``ftp:``), or a host written
+    without its scheme that is no file (``www.example.com``: "did you mean https://...?").
 
     Args:
         config: limits, timeouts, retries, scope, user agent, incremental policy
@@ -82,6 +88,7 @@ class SitemapReader:
         self._store: StateStore | None = None
         self._owns_store = False
         self._guard: Guard | None = None
+        self._walks: set[Walk] = set()  # the runs started and not over yet
         self.progress = Progress()
 
     async def __aenter__(self) -> Self:
@@ -119,8 +126,13 @@ class SitemapReader:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the session and the state file if the reader opened them."""
+        """Stop the runs still going (an iteration left early), then close the session and
+        the state file if the reader opened them."""
         try:
+            # Before the session and the store close: no worker of a run uses them afterwards.
+            for walk in list(self._walks):
+                await walk.aclose()
+            self._walks.clear()
             if self._state is _State.OPENED and self._owns_session and self._session is not None:
                 await self._session.close()
         finally:
@@ -140,6 +152,8 @@ class SitemapReader:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
         if not sources and not leaves:
             raise ValueError("give at least one source")
+        for source in sources:
+            check_source(source)  # a source no run can read is refused before any fetch
         assert self._session is not None
         deadline = self.config.timeouts.deadline
         self.progress = Progress()
@@ -152,8 +166,9 @@ class SitemapReader:
             self.config,
             deadline=None if deadline is None else time.monotonic() + deadline,
             guard=self._guard,
+            progress=self.progress,
         )
-        return Walk(
+        walk = Walk(
             fetcher,
             self.config,
             sources,
@@ -162,8 +177,12 @@ class SitemapReader:
             defer_leaves=defer_leaves,
             leaves=leaves,
         )
+        # Opened on an iterator's first step, so every walk here has started (or will now).
+        self._walks = {w for w in self._walks if not w.closed}
+        self._walks.add(walk)
+        return walk
 
-    async def walk_batches(self, *sources: Source) -> AsyncIterator[Batch]:
+    async def walk_batches(self, *sources: Source) -> AsyncGenerator[Batch, None]:
         """Everything the run meets, in batches (the fastest way to consume a run).
 
         Batches hold ``Entry`` records, ``Problem`` events as they happen, and one
@@ -172,10 +191,11 @@ class SitemapReader:
         from (a local file by its absolute path), so a run over many sources can say each
         entry's source.
         """
-        async for batch in self._open_walk(sources).batches():
-            yield batch
+        async with contextlib.aclosing(self._open_walk(sources).batches()) as batches:
+            async for batch in batches:
+                yield batch
 
-    async def discover_batches(self, *sources: Source) -> AsyncIterator[list[Event | Leaf]]:
+    async def discover_batches(self, *sources: Source) -> AsyncGenerator[list[Event | Leaf], None]:
         """The sites' sitemap trees, leaves left unread: the first stage of a split read.
 
         robots.txt and indexes are read as :meth:`walk_batches` reads them; a leaf sitemap
@@ -184,25 +204,45 @@ class SitemapReader:
         report: its read reports it). Read the leaves with :meth:`leaf_batches`, here or
         elsewhere: together they give what :meth:`walk_batches` gives.
         """
-        async for batch in self._open_walk(sources, defer_leaves=True).batches():
-            yield cast("list[Event | Leaf]", batch)
+        walk = self._open_walk(sources, defer_leaves=True)
+        async with contextlib.aclosing(walk.batches()) as batches:
+            async for batch in batches:
+                yield cast("list[Event | Leaf]", batch)
 
-    async def leaf_batches(self, *leaves: Leaf) -> AsyncIterator[Batch]:
+    async def leaf_batches(self, *leaves: Leaf) -> AsyncGenerator[Batch, None]:
         """Read leaves found by :meth:`discover_batches` as the whole walk would have (same
         scope, vouching and budgets; one that became an index has its children read). A
         batch's ``root`` is its leaf's."""
-        async for batch in self._open_walk((), leaves=leaves).batches():
-            yield batch
+        async with contextlib.aclosing(self._open_walk((), leaves=leaves).batches()) as batches:
+            async for batch in batches:
+                yield batch
 
-    async def walk(self, *sources: Source) -> AsyncIterator[Event]:
+    async def walk(self, *sources: Source) -> AsyncGenerator[Event, None]:
         """Every ``Entry``, ``Problem`` and ``SitemapVisited`` report, one at a time."""
-        async for batch in self.walk_batches(*sources):
-            for event in batch:
-                yield event
-
-    async def entries(self, *sources: Source) -> AsyncIterator[Entry]:
-        """The page URLs the sources' sitemaps vouch for, in document order per sitemap."""
-        async for batch in self.walk_batches(*sources):
-            for event in batch:
-                if type(event) is Entry:
+        async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
+            async for batch in batches:
+                for event in batch:
                     yield event
+
+    async def entries(self, *sources: Source) -> AsyncGenerator[Entry, None]:
+        """The page URLs the sources' sitemaps vouch for, in document order per sitemap."""
+        async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if type(event) is Entry:
+                        yield event
+
+    async def check(
+        self, *sources: Source, checker: Checker | None = None
+    ) -> AsyncGenerator[Finding, None]:
+        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see the
+        README's "check"): each as soon as it is known, those that need the whole run
+        (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
+        :class:`Checker` to set its options and keep what it gathered for a report."""
+        checker = checker or Checker()
+        async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
+            async for batch in batches:
+                for found in checker.feed(batch):
+                    yield found
+        for found in checker.close():
+            yield found

@@ -1,9 +1,11 @@
-"""Blocking wrappers for scripts: the async walk runs on its own thread and event loop.
+"""Blocking wrappers for scripts and notebooks, and the glue that runs async code from sync
+code: :func:`run_blocking` runs a coroutine to its end, :func:`iterate_blocking` streams an
+async iterator; every blocking caller in the package (this module, the tables, Dask tasks,
+the command line) goes through them. Both work inside a running event loop too (a
+notebook, Dask's synchronous scheduler): the async code runs on a thread and loop of its own.
 
 Records cross over through a bounded queue, so a slow consumer slows the reading instead
-of letting records pile up; leaving the loop early stops the run. :func:`run_blocking` is
-how every blocking caller in the package (this module, the tables, Dask tasks, the command
-line) runs async code to its end.
+of letting records pile up; leaving the loop early stops the run.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import contextlib
 import os
 import queue
 import threading
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import TypeVar
 
 from ._config import ReaderConfig
+from ._core._check import Checker
+from ._core._codes import Finding
 from ._io._state import StateStore
 from ._models import Entry, Event
 from ._reader import SitemapReader, Source
@@ -34,65 +38,26 @@ def walk_sync(
 ) -> Generator[Event, None, None]:
     """Blocking ``SitemapReader.walk``: entries, problems and per-document reports.
 
-    ``state`` is as for :class:`SitemapReader`. Raises RuntimeError at once when called
-    from a running event loop (it would block it). Close the generator (or leave a ``for``
-    loop) to stop the run early.
+    ``state`` is as for :class:`SitemapReader`. Works inside a running event loop too (a
+    notebook): the walk runs on a thread and loop of its own, and each step waits for it,
+    holding the caller's loop meanwhile. Close the generator (or leave a ``for`` loop) to
+    stop the run early.
     """
-    refuse_inside_loop("walk_sync() blocks; inside async code use 'async with SitemapReader()'")
-    return _walk(sources, config, state)
 
-
-def _walk(
-    sources: tuple[Source, ...], config: ReaderConfig | None, state: State
-) -> Generator[Event, None, None]:
-    channel: queue.Queue[object] = queue.Queue(maxsize=8)
-    stop = threading.Event()
-    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
-
-    def put(item: object) -> bool:
-        while not stop.is_set():
-            with contextlib.suppress(queue.Full):
-                channel.put(item, timeout=0.1)
-                return True
-        return False
-
-    async def produce() -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        running.append((asyncio.get_running_loop(), task))
-        if stop.is_set():
-            return
+    async def batches() -> AsyncGenerator[list[Event], None]:
         async with SitemapReader(config, state=state) as reader:
             async for batch in reader.walk_batches(*sources):
-                if not await asyncio.to_thread(put, batch):
-                    return
+                yield batch
 
-    def run() -> None:
-        try:
-            run_blocking(produce)
-        except asyncio.CancelledError:
-            pass  # the consumer left: stopped on purpose
-        except Exception as exc:  # noqa: BLE001 -- handed to the consumer, raised there
-            put(exc)
-        finally:
-            put(_DONE)
+    return _flatten(iterate_blocking(batches))
 
-    thread = threading.Thread(target=run, name="sitemap-reader", daemon=True)
-    thread.start()
+
+def _flatten(batches: Generator[list[Event], None, None]) -> Generator[Event, None, None]:
     try:
-        while True:
-            item = channel.get()
-            if item is _DONE:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield from item  # type: ignore[misc]
+        for batch in batches:
+            yield from batch
     finally:
-        stop.set()
-        for loop, task in running:  # don't wait for fetches nobody wants any more
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                loop.call_soon_threadsafe(task.cancel)
-        thread.join()
+        batches.close()  # leaving early stops the run now, not when garbage is collected
 
 
 def entries_sync(
@@ -118,6 +83,21 @@ def collect_urls_sync(
     return [entry.loc for entry in entries_sync(*sources, config=config, state=state)]
 
 
+def check_sync(
+    *sources: Source, config: ReaderConfig | None = None, checker: Checker | None = None
+) -> list[Finding]:
+    """Blocking ``SitemapReader.check``: every finding of the sources' sitemaps, as a list."""
+    checker = checker or Checker()
+    found: list[Finding] = []
+    events = walk_sync(*sources, config=config)
+    try:
+        for event in events:
+            found += checker.feed((event,))
+    finally:
+        events.close()
+    return found + checker.close()
+
+
 # -- async code run from sync code ---------------------------------------------------------------
 
 
@@ -136,10 +116,64 @@ def run_blocking(work: Callable[[], Awaitable[_T]], *, refuse: str | None = None
         return pool.submit(lambda: asyncio.run(_await(work))).result()
 
 
-def refuse_inside_loop(message: str) -> None:
-    """Raise RuntimeError(message) when called from a running event loop."""
-    if _inside_loop():
-        raise RuntimeError(message)
+def iterate_blocking(
+    items: Callable[[], AsyncGenerator[_T, None]],
+) -> Generator[_T, None, None]:
+    """Iterate ``items()`` from sync code: it runs on a thread and event loop of its own,
+    whether or not a loop runs here (a notebook), and each step waits for its next item.
+
+    Items cross over through a short queue, so a slow consumer slows the producer instead
+    of letting items pile up. Closing the generator (leaving a ``for`` loop) cancels the
+    producer and waits for its thread; its exceptions are raised here, as they are.
+    """
+    channel: queue.Queue[object] = queue.Queue(maxsize=8)
+    stop = threading.Event()
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                channel.put(item, timeout=0.1)
+                return True
+        return False
+
+    async def produce() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.append((asyncio.get_running_loop(), task))
+        if stop.is_set():
+            return
+        async with contextlib.aclosing(items()) as iterator:
+            async for item in iterator:
+                if not await asyncio.to_thread(put, item):
+                    return
+
+    def run() -> None:
+        try:
+            run_blocking(produce)  # on this new thread: on a loop of its own
+        except asyncio.CancelledError:
+            pass  # the consumer left: stopped on purpose
+        except Exception as exc:  # noqa: BLE001 -- handed to the consumer, raised there
+            put(exc)
+        finally:
+            put(_DONE)
+
+    thread = threading.Thread(target=run, name="sitemap-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = channel.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        for loop, task in running:  # don't wait for work nobody wants any more
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(task.cancel)
+        thread.join()
 
 
 def _inside_loop() -> bool:

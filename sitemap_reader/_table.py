@@ -48,13 +48,13 @@ import functools
 import importlib
 import itertools
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from types import ModuleType, TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from ._models import Alternate, Entry, Image, News, Video
+from ._replacement import Replacement
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -338,10 +338,12 @@ class ParquetSink:
 
     A path is written whole or not at all: rows go to a temporary file beside it, which
     replaces ``where`` on a clean :meth:`close` and is removed when the ``with`` block raises
-    (or on :meth:`abort`). A binary file object is written in place and left open.
+    (or on :meth:`abort`). The file gets the permissions of the one it replaces, or those a
+    new file gets from the umask. A binary file object is written in place and left open.
 
     Raises:
         ImportError: pyarrow is not installed (the message names the extra).
+        OSError: the path cannot be written (its directory is missing, it is a directory).
     """
 
     def __init__(
@@ -363,15 +365,12 @@ class ParquetSink:
         self._runs: list[tuple[str | None, int]] = []  # the pending entries' sources
         self._batches: list[Any] = []  # converted, waiting for a full row group
         self._batched = 0
-        self._target: str | None = None
-        self._temp: str | None = None
+        self._file: Replacement | None = None
         if isinstance(where, (str, os.PathLike)):
-            self._target = os.path.abspath(os.fspath(where))
-            fd, self._temp = tempfile.mkstemp(
-                prefix=".sitemap-reader-", suffix=".parquet", dir=os.path.dirname(self._target)
-            )
-            os.close(fd)
-            where = self._temp
+            self._file = Replacement(where, suffix=".parquet")
+            os.close(self._file.fd)
+            assert self._file.path is not None
+            where = self._file.path
         try:
             self._writer = pq.ParquetWriter(
                 where, entry_schema(), compression=compression, use_dictionary=_dictionary()
@@ -430,10 +429,12 @@ class ParquetSink:
             self.abort()
             raise
         self._closed = True
-        self._writer.close()
-        if self._temp is not None and self._target is not None:
-            os.replace(self._temp, self._target)
-            self._temp = None
+        try:
+            self._writer.close()  # the footer: it too may not fit on the device
+            if self._file is not None:
+                self._file.commit()
+        finally:
+            self._discard()
 
     def abort(self) -> None:
         """Stop without finishing: a path given is left as it was (the rows are dropped)."""
@@ -447,12 +448,8 @@ class ParquetSink:
             self._discard()
 
     def _discard(self) -> None:
-        if self._temp is not None:
-            try:
-                os.unlink(self._temp)
-            except FileNotFoundError:
-                pass
-            self._temp = None
+        if self._file is not None:
+            self._file.discard()
 
     def __enter__(self) -> Self:
         return self

@@ -226,7 +226,7 @@ def bomb_stream(
 ) -> Iterator[bytes]:
     """A ``coding`` stream of ``prefix`` and then ``total`` bytes of ``fill``, made lazily.
 
-    gzip and deflate: after a full flush deflate starts afresh, so one MiB of ``fill`` always
+    gzip and deflate (zlib or raw): after a full flush deflate starts afresh, so one MiB of ``fill`` always
     compresses to the same bytes and the stream is that block repeated. br and zstd: each MiB
     is compressed as it comes, at the fastest level (a few milliseconds). Nothing near
     ``total`` is ever held. The stream has no end (no trailer): a reader must stop long
@@ -234,8 +234,8 @@ def bomb_stream(
     """
     block = fill * ((1 << 20) // len(fill))
     pieces: Iterable[bytes]
-    if coding in ("gzip", "deflate"):
-        comp = zlib.compressobj(9, zlib.DEFLATED, 31 if coding == "gzip" else 15)
+    if coding in ("gzip", "deflate", "deflate-raw"):
+        comp = zlib.compressobj(9, zlib.DEFLATED, {"gzip": 31, "deflate": 15}.get(coding, -15))
         head = comp.compress(prefix) + comp.flush(zlib.Z_FULL_FLUSH)
         repeat = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
         pieces = itertools.chain([head], itertools.repeat(repeat, total // len(block)))

@@ -158,9 +158,10 @@ def short_length(body: bytes, counted: int, *, pause: float = 0.0) -> Handler:
 def bomb(prefix: bytes, fill: bytes, total: int, *, coding: str | None) -> Handler:
     """``prefix`` and ``total`` bytes of ``fill``, compressed lazily (1,000 to 1 or more): a
     ``.gz`` file (application/gzip) when ``coding`` is None, else a body sent with that
-    ``Content-Encoding`` (gzip, deflate, br or zstd), which the fetcher inflates."""
+    ``Content-Encoding`` (gzip, deflate, deflate-raw, br or zstd), which the fetcher inflates."""
     content_type = "application/gzip" if coding is None else "application/xml"
-    headers = None if coding is None else {"Content-Encoding": coding}
+    # deflate-raw is sent as deflate
+    headers = None if coding is None else {"Content-Encoding": coding.removesuffix("-raw")}
 
     async def handle(request: web.Request) -> web.StreamResponse:
         response = await _start(request, content_type=content_type, headers=headers)

@@ -19,7 +19,13 @@ from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader
-from sitemap_reader._io._aiohttp_compat import PRIVATE_ATTRIBUTES, peer, private, unread
+from sitemap_reader._io._aiohttp_compat import (
+    PRIVATE_ATTRIBUTES,
+    idle_transport,
+    peer,
+    private,
+    unread,
+)
 from tests.http_site import serve, xml
 
 BODY = b"<urlset>" + b"x" * 4_000 + b"</urlset>"
@@ -40,6 +46,7 @@ async def test_every_private_attribute_read_is_tested() -> None:
         ("ClientResponse", "_protocol"),
         ("StreamReader", "_buffer"),
         ("StreamReader", "_buffer_offset"),
+        ("BaseConnector", "_acquired"),
     )
 
 
@@ -134,3 +141,53 @@ async def test_stream_buffer_keeps_a_cut_body_after_the_error(
         assert unread(content) == BODY[10:CUT], changed(
             "what StreamReader._buffer holds after a cut", "the bytes of a cut body"
         )
+
+
+async def test_connector_acquired_holds_the_connections_in_use(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """aiohttp gives a connection back to its pool once a body reaches its count; while a
+    later request holds it, it is in the connector's acquired set, and not once given back."""
+    s = await serve(aiohttp_server)
+    s.add("/a.xml", xml("<urlset/>"))
+    gate = asyncio.Event()
+
+    async def held(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        response.content_length = len(b"<urlset/>")
+        await response.prepare(request)
+        await response.write(b"<url")
+        await asyncio.wait_for(gate.wait(), 5)
+        await response.write(b"set/>")
+        return response
+
+    s.add("/b.xml", held)
+    connector = aiohttp.TCPConnector(limit=1)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async with session.get(s.a("/a.xml")) as first:
+            await first.read()
+        protocol = private(first, "_protocol")
+        acquired = private(connector, "_acquired")
+        assert isinstance(acquired, set), changed(
+            f"BaseConnector._acquired (now {acquired!r})",
+            "closing an overlong response's connection",
+        )
+        assert protocol not in acquired, changed(
+            "BaseConnector._acquired (holds a connection given back)",
+            "closing an overlong response's connection",
+        )
+        transport = idle_transport(first, connector)
+        assert isinstance(transport, asyncio.Transport)
+        assert transport is protocol.transport
+
+        async with session.get(s.a("/b.xml")) as second:  # the same connection, reused
+            assert private(second, "_protocol") is protocol, "the one connection was not reused"
+            assert protocol in private(connector, "_acquired"), changed(
+                "BaseConnector._acquired (misses a connection in use)",
+                "closing an overlong response's connection",
+            )
+            assert idle_transport(first, connector) is None
+            gate.set()
+            assert await second.read() == b"<urlset/>"
+        assert protocol not in private(connector, "_acquired")
+        assert idle_transport(second, connector) is transport

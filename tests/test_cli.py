@@ -143,7 +143,7 @@ def test_dump_jsonl(rich: Path, capsys: pytest.CaptureFixture[str]) -> None:
         }
     ]
     assert "caf\u00e9" in out  # UTF-8 as it is, not \u-escaped
-    assert err.endswith(" s\n") and "4 URLs from 1 sitemaps" in err
+    assert err.endswith(" s\n") and "4 URLs from 1 sitemap," in err
 
 
 def test_dump_txt(rich: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -261,7 +261,7 @@ def test_stdout_carries_records_only(tmp_path: Path, capsys: pytest.CaptureFixtu
     problems = [line for line in lines if line.endswith("]")]
     assert {line.rsplit("[", 1)[1] for line in problems} == {"invalid-lastmod]", "relative-loc]"}
     assert all(line.startswith(f"sitemap-reader: {path.resolve()}: ") for line in problems)
-    assert lines[-1].startswith("sitemap-reader: 2 URLs from 1 sitemaps")
+    assert lines[-1].startswith("sitemap-reader: 2 URLs from 1 sitemap, 2 problems")
 
 
 def test_quiet_silences_stderr(rich: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -357,7 +357,7 @@ def test_stdin_source() -> None:
     records = jsonl(done.stdout.decode("utf-8"))
     assert [r["loc"] for r in records] == LOCS
     assert {r["sitemap"] for r in records} == {"-"}
-    assert b"4 URLs from 1 sitemaps" in done.stderr
+    assert b"4 URLs from 1 sitemap," in done.stderr
 
 
 def test_stdin_text_sitemap_as_txt() -> None:
@@ -406,7 +406,7 @@ async def test_dump_site_root_with_a_failing_child(
     assert sorted(out.splitlines()) == [s.a("/a/1"), s.a("/a/2"), s.a("/b/1")]
     assert f"sitemap-reader: {s.a('/maps/gone.xml')}: HTTP 404 Not Found [http-status]" in err
     summary = stderr_lines(err)[-1]
-    assert summary.startswith("sitemap-reader: 3 URLs from 3 sitemaps, 1 failed, 1 problems")
+    assert summary.startswith("sitemap-reader: 3 URLs from 3 sitemaps, 1 failed, 1 problem,")
 
 
 async def test_dump_url_that_cannot_be_read_exits_1(
@@ -475,7 +475,8 @@ async def test_scope_flag(
     expected = [s.b(k[1:]) if k.startswith("B/") else s.a(k) for k in kept]
     assert out.splitlines() == expected
     dropped = 3 - len(kept)
-    assert (f"{dropped} URLs dropped as out of scope" in err) == bool(dropped)
+    said = "1 URL dropped" if dropped == 1 else f"{dropped} URLs dropped"
+    assert (f"{said} as out of scope" in err) == bool(dropped)
 
 
 async def test_max_depth_flag(
@@ -521,12 +522,15 @@ async def test_tree(aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture
 
     out, err = capsys.readouterr()
     assert out.splitlines() == [
-        f"{s.a('/robots.txt')}  robots  1 sitemaps  [ok]",
+        f"{s.a('/robots.txt')}  robots  1 sitemap  [ok]",
         f"└── {s.a('/maps/index.xml')}  sitemapindex  3 sitemaps  [ok]",
         f"    ├── {s.a('/maps/a.xml')}  urlset  2 URLs  lastmod 2024-05-01  [ok]",
         f"    ├── {s.a('/maps/gone.xml')}  [failed]",
         "    │     ! http-status: HTTP 404 Not Found",
-        f"    └── {s.a('/maps/b.xml')}  -> {s.a('/maps/b2.xml')}  urlset  1 URLs  1 dropped  [ok]",
+        (
+            f"    └── {s.a('/maps/b.xml')}  -> {s.a('/maps/b2.xml')}  urlset  1 URL"
+            "  1 dropped (1 other-host)  [ok]"
+        ),
     ]
     assert "1 failed" in err
 
@@ -583,4 +587,4 @@ def test_local_index_naming_local_server_children(threaded_shop: Served, tmp_pat
 
     assert done.returncode == 0, done.stderr
     assert sorted(done.stdout.decode().splitlines()) == [s.a("/local/1"), s.a("/local/2")]
-    assert b"1 URLs dropped as out of scope" in done.stderr
+    assert b"1 URL dropped as out of scope (1 outside-folder)" in done.stderr

@@ -1,17 +1,18 @@
 """The small helpers the package shares (issue 10, item 6): async code run from sync code
-(``run_blocking``) and the name a source is given (``source_name``)."""
+(``run_blocking``, ``iterate_blocking``) and the name a source is given (``source_name``)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import threading
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import pytest
 
 from sitemap_reader._sources import is_url, source_name
-from sitemap_reader._sync import refuse_inside_loop, run_blocking
+from sitemap_reader._sync import iterate_blocking, run_blocking
 
 
 async def _where() -> tuple[str, bool]:
@@ -22,7 +23,6 @@ async def _where() -> tuple[str, bool]:
 def test_run_blocking_outside_a_loop_runs_here() -> None:
     """From sync code the work runs to its end on this thread, on a loop of its own."""
     assert run_blocking(_where) == (threading.current_thread().name, True)
-    refuse_inside_loop("not raised outside a loop")
 
 
 async def test_run_blocking_inside_a_loop_uses_a_thread_or_refuses() -> None:
@@ -37,9 +37,29 @@ async def test_run_blocking_inside_a_loop_uses_a_thread_or_refuses() -> None:
 
     with pytest.raises(RuntimeError, match=r"^use await$"):
         run_blocking(work, refuse="use await")
-    with pytest.raises(RuntimeError, match=r"^use async with$"):
-        refuse_inside_loop("use async with")
     assert started == []
+
+
+async def test_iterate_blocking_streams_from_a_thread_of_its_own() -> None:
+    """Inside a running loop too, an async generator's items come over from a thread and
+    loop of its own, one at a time; its exception is raised here with its type, and the
+    generator is closed (its ``finally`` ran) before the iteration ends."""
+    here = threading.current_thread().name
+    closed: list[str] = []
+
+    async def items() -> AsyncGenerator[str, None]:
+        try:
+            for i in range(3):
+                yield f"{i} {threading.current_thread().name != here}"
+            raise KeyError("the producer's own error")
+        finally:
+            closed.append("closed")
+
+    got: list[str] = []
+    with pytest.raises(KeyError, match="the producer's own error"):
+        got.extend(iterate_blocking(items))
+    assert got == ["0 True", "1 True", "2 True"]
+    assert closed == ["closed"]
 
 
 def test_source_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

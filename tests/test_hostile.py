@@ -115,8 +115,8 @@ async def test_slowloris_is_cut_by_the_request_budget(aiohttp_server: AiohttpSer
 
 async def test_content_length_shorter_than_the_body(aiohttp_server: AiohttpServer) -> None:
     """A Content-Length that counts half the body: the document ends at the count (`truncated`,
-    the entries before kept), and the rest, left on the connection, costs the next document
-    on that connection a retry, not its entries."""
+    the entries before kept), and its connection is closed, so the rest, sent later, is not
+    read as the next document's answer: that one is read whole at its first try."""
     s = await serve(aiohttp_server)
     body = urlset(*pages(s, 10)).encode()
     counted = body.index(b"</url>", len(body) // 2) + 2  # inside an entry's end tag
@@ -138,16 +138,17 @@ async def test_content_length_shorter_than_the_body(aiohttp_server: AiohttpServe
     assert m.run.report(s.a("/a.xml")).status is Status.PARTIAL
     assert m.run.report(s.a("/b.xml")).status is Status.OK
     assert s.count("/a.xml") == 1
-    assert s.count("/b.xml") <= 2
+    assert s.count("/b.xml") == 1
+    assert s.count("/c.xml") == 1
 
 
 # -- compression -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("coding", [None, "gzip", "deflate", "br", "zstd"])
+@pytest.mark.parametrize("coding", [None, "gzip", "deflate", "deflate-raw", "br", "zstd"])
 async def test_bomb_is_cut_at_max_bytes(aiohttp_server: AiohttpServer, coding: str | None) -> None:
     """A 1 GiB bomb (at most about 1 MB sent) after three entries, inflated by the fetcher
-    (Content-Encoding: gzip, deflate, br, zstd) or by the parser (a .gz file, ``None``), is
+    (Content-Encoding: gzip, deflate zlib or raw, br, zstd) or by the parser (a .gz file, ``None``), is
     cut at the default 50 MB: both inflate a bounded piece at a time, so memory stays small."""
     s = await serve(aiohttp_server)
     s.add("/sitemap.xml", bomb(opening(s, 3), b" ", 1 << 30, coding=coding))
@@ -346,7 +347,7 @@ async def test_entity_attacks_are_refused_unexpanded(
     assert "'l" in problem.message  # the entity is named (l0 or l9)
     assert SECRET not in repr(m.run.events)
     assert "lollol" not in repr(m.run.events)
-    assert m.run.report(s.a("/attack.xml")).status is Status.PARTIAL
+    assert m.run.report(s.a("/attack.xml")).status is Status.FAILED  # nothing recognisable was read
 
 
 async def test_deep_nesting_is_cut_in_bounded_memory(aiohttp_server: AiohttpServer) -> None:

@@ -2,11 +2,15 @@
 
 A text sitemap is read in the charset of its ``Content-Type`` (the walk hands the header to
 the parser, on a first read and on a re-read held back by an incremental run); an XML
-sitemap in its declared encoding, whatever the header says.
+sitemap in its declared encoding, whatever the header says: each encoding of the parser's
+tests (GB18030, Big5, EUC-KR, UTF-16 without a byte-order mark...) served in odd-sized writes.
 """
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
@@ -21,6 +25,7 @@ from tests.http_site import (
     walk,
     xml,
 )
+from tests.test_parser_charset import ENCODINGS, WIDE, WIDE_FORMS
 
 
 def served_as(body: bytes, content_type: str) -> Handler:
@@ -94,3 +99,47 @@ async def test_a_held_back_reread_keeps_the_charset(aiohttp_server: AiohttpServe
     again = await run()
     assert again.locs == second
     assert again.problems == []
+
+
+# Each encoding of the parser's tests, and UTF-16 / UTF-32 with and without a byte-order mark.
+SERVED = {
+    **{name: (name, codec, b"", segment) for name, (codec, segment) in ENCODINGS.items()},
+    **{name: (declared, codec, bom, WIDE) for name, (declared, codec, bom) in WIDE_FORMS.items()},
+}
+
+
+@pytest.mark.parametrize("name", list(SERVED))
+async def test_each_encoding_from_a_server(aiohttp_server: AiohttpServer, name: str) -> None:
+    """An index and its urlset written in ``name`` (non-ASCII paths, served in 997-byte writes
+    so multi-byte characters straddle reads) give the locs a UTF-8 site gives, without a problem."""
+    declared, codec, bom, segment = SERVED[name]
+    s = await serve(aiohttp_server)
+    pages = [s.a(f"/{segment}/{i}") for i in range(200)]
+
+    def written(document: str) -> bytes:
+        return bom + document.replace('encoding="UTF-8"', f'encoding="{declared}"').encode(codec)
+
+    child, index = written(urlset(*pages)), written(sitemapindex(s.a("/child.xml")))
+    s.add("/index.xml", in_pieces(index))
+    s.add("/child.xml", in_pieces(child))
+
+    run = await walk(s.a("/index.xml"))
+    assert run.locs == pages
+    assert run.problems == []
+    assert run.report(s.a("/child.xml")).status is Status.OK
+
+
+def in_pieces(body: bytes, piece: int = 997) -> Handler:
+    """200 with ``body`` as application/xml, ``piece`` bytes a write (an odd size, so that
+    two-byte and four-byte characters are cut between writes)."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        response.content_length = len(body)
+        await response.prepare(request)
+        for at in range(0, len(body), piece):
+            await response.write(body[at : at + piece])
+            await asyncio.sleep(0.005)  # each write its own read: loopback would merge them
+        return response
+
+    return handle

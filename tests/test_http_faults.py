@@ -276,14 +276,19 @@ async def test_unreachable_sitemap_is_a_network_problem(aiohttp_server: AiohttpS
 
 
 async def test_robots_unreachable_means_complete_disallow() -> None:
-    """A robots.txt that cannot be reached: the site is reported and no path is probed."""
-    root = f"http://127.0.0.1:{closed_port()}/"
+    """A robots.txt that cannot be reached: the site is reported and no path is probed. A
+    refused connection is said plainly (most likely a wrong address), in no aiohttp words
+    and without the robots.txt rule, which is for a server that answered 5xx."""
+    port = closed_port()
+    root = f"http://127.0.0.1:{port}/"
 
     run = await walk(root)
 
     problem = run.problem("robots-unavailable")
     assert problem.url == root + "robots.txt"
-    assert "disallowing everything" in problem.message
+    assert problem.message == (
+        f"could not connect to 127.0.0.1:{port} (connection refused): is the address right?"
+    )
     assert [r.url for r in run.reports] == [root + "robots.txt"]
 
 

@@ -275,7 +275,10 @@ async def test_robots_5xx_means_complete_disallow(aiohttp_server: AiohttpServer)
     assert s.site.paths() == ["/robots.txt"] * FAST.retry.attempts
     problem = run.problem("robots-unavailable")
     assert problem.url == s.a("/robots.txt")
-    assert "503" in problem.message
+    assert problem.message == (
+        "HTTP 503 Service Unavailable: the site is taken as disallowing everything (RFC 9309) "
+        "and is not probed further"
+    )
     report = run.report(s.a("/robots.txt"))
     assert (report.status, report.http_status) == (Status.FAILED, 503)
 

@@ -14,15 +14,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from sitemap_reader import Image, Limits
+from sitemap_reader import Entry, Image, Limits, Problem, SitemapRef
 from sitemap_reader._core import _records, _scan
 
-from .helpers import IMAGE_NS, SITEMAP_NS, cut_at, entries, parse, parse_chunks, whole
+from .helpers import (
+    IMAGE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+    cut_at,
+    entries,
+    parse,
+    parse_chunks,
+    whole,
+)
 
 # -- values -----------------------------------------------------------------------------
 
@@ -44,9 +56,11 @@ _WS = st.sampled_from(["", " ", "\n", "\n  ", "\t", "\r\n", "\r\n\t\t"])
 
 
 @st.composite
-def _value(draw: st.DrawFn, text: str) -> str:
-    """``text`` as it may be written in XML: plain, padded, in CDATA, or with references."""
-    shape = draw(st.sampled_from(["plain", "plain", "plain", "pad", "cdata", "ref", "cr"]))
+def _value(draw: st.DrawFn, text: str, *, cr: bool = True) -> str:
+    """``text`` as it may be written in XML: plain, padded, in CDATA, or with references
+    (and, with ``cr``, between carriage returns, which expat rewrites)."""
+    shapes = ["plain", "plain", "plain", "pad", "cdata", "ref"]
+    shape = draw(st.sampled_from([*shapes, "cr"] if cr else shapes))
     if shape == "pad":
         return draw(_WS) + text + draw(_WS)
     if shape == "cdata":
@@ -58,8 +72,85 @@ def _value(draw: st.DrawFn, text: str) -> str:
     return text
 
 
+_LANG = st.sampled_from(["de", "fr-CA", "x-default", "", "EN"])
+_TITLE = st.sampled_from(["A title", "Caf\u00e9 &amp; cr\u00e8me", "1 &lt; 2", "", "  pad  "])
+
+
 @st.composite
-def _url_block(draw: st.DrawFn, image_ns: bool) -> str:
+def _alternate(draw: st.DrawFn, prefix: str) -> str:
+    """An ``<xhtml:link>``: attributes in any order, either quote, sometimes not an alternate."""
+    attrs = [
+        ("rel", draw(st.sampled_from(["alternate", "alternate", "Alternate", "canonical"]))),
+        ("hreflang", draw(_LANG)),
+        ("href", draw(_LOC).replace("&", "&amp;").replace("&amp;amp;", "&amp;")),
+    ]
+    if draw(st.integers(0, 5)) == 0:
+        attrs.append(("media", "only screen and (max-width: 640px)"))
+    if draw(st.integers(0, 5)) == 0:
+        del attrs[draw(st.integers(0, len(attrs) - 1))]
+    draw(st.randoms()).shuffle(attrs)
+    text = ""
+    for name, value in attrs:
+        quote = draw(st.sampled_from(['"', "'"]))
+        text += f" {name}={quote}{value}{quote}"
+    end = draw(st.sampled_from(["/>", " />", "></" + prefix + ":link>"]))
+    return f"<{prefix}:link{text}{end}"
+
+
+@st.composite
+def _image(draw: st.DrawFn, prefix: str, *, cr: bool = True) -> str:
+    """An ``<image:image>`` with its loc (mostly) and some of its other fields, any order."""
+    fields = [("loc", draw(_value(draw(_LOC), cr=cr)))] if draw(st.integers(0, 6)) else []
+    fields += [
+        (name, draw(_value(draw(_TITLE), cr=cr)))
+        for name in ("title", "caption", "geo_location", "license")
+        if draw(st.integers(0, 2)) == 0
+    ]
+    if draw(st.integers(0, 4)) == 0:
+        draw(st.randoms()).shuffle(fields)
+    ws = draw(_WS)
+    inner = ws.join(f"<{prefix}:{k}>{v}</{prefix}:{k}>" for k, v in fields)
+    return f"<{prefix}:image>{ws}{inner}{ws}</{prefix}:image>"
+
+
+@st.composite
+def _video(draw: st.DrawFn, prefix: str) -> str:
+    p = prefix
+    tags = "".join(f"<{p}:tag>{t}</{p}:tag>" for t in draw(st.lists(_TITLE, max_size=2)))
+    return (
+        f"<{p}:video><{p}:thumbnail_loc>{draw(_value(draw(_LOC)))}</{p}:thumbnail_loc>"
+        f"<{p}:title>{draw(_value(draw(_TITLE)))}</{p}:title>"
+        f"<{p}:player_loc allow_embed='yes'>https://example.com/p</{p}:player_loc>"
+        f"<{p}:duration>{draw(st.sampled_from(['60', '-1', 'x', '']))}</{p}:duration>"
+        f"<{p}:family_friendly>{draw(st.sampled_from(['yes', 'No', 'maybe']))}</{p}:family_friendly>"
+        f"{tags}</{p}:video>"
+    )
+
+
+@st.composite
+def _news(draw: st.DrawFn, prefix: str) -> str:
+    p = prefix
+    return (
+        f"<{p}:news><{p}:publication><{p}:name>{draw(_value(draw(_TITLE)))}</{p}:name>"
+        f"<{p}:language>en</{p}:language></{p}:publication>"
+        f"<{p}:publication_date>{draw(_LASTMOD)}</{p}:publication_date>"
+        f"<{p}:title>{draw(_value(draw(_TITLE)))}</{p}:title></{p}:news>"
+    )
+
+
+# The extensions, the prefix each is usually declared with and another one generators use.
+_EXTENSIONS = {
+    "image": (IMAGE_NS, ("image", "image", "img"), _image),
+    "xhtml": (XHTML_NS, ("xhtml", "xhtml", "x"), _alternate),
+    "video": (VIDEO_NS, ("video", "v"), _video),
+    "news": (NEWS_NS, ("news", "n"), _news),
+}
+
+
+@st.composite
+def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
+    """A ``<url>``: its fields, some extensions (with the prefixes the root declares, or
+    now and then with one it does not), and now and then a shape only expat may read."""
     loc = draw(_value(draw(_LOC)))
     fields = [("loc", loc)]
     for name, values in (
@@ -73,24 +164,28 @@ def _url_block(draw: st.DrawFn, image_ns: bool) -> str:
         draw(st.randoms()).shuffle(fields)  # another field order
     ws = draw(_WS)
     inner = ws.join(f"<{k}>{v}</{k}>" for k, v in fields)
-    for _ in range(draw(st.integers(0, 2))):
-        img = draw(_value(draw(_LOC)))
-        prefix = "image" if image_ns or draw(st.booleans()) else "img"
-        inner += f"{ws}<{prefix}:image>{ws}<{prefix}:loc>{img}</{prefix}:loc>{ws}</{prefix}:image>"
+    for ext, (_, usual, block) in _EXTENSIONS.items():
+        for _ in range(
+            draw(st.integers(0, 3 if ext == "xhtml" else 2)) if draw(st.booleans()) else 0
+        ):
+            prefix = prefixes.get(ext) or usual[0]
+            if draw(st.integers(0, 9)) == 0:
+                prefix = "zz"  # declared nowhere
+            inner += ws + draw(block(prefix))
     extra = draw(
         st.sampled_from(
             [
-                "",
-                "",
-                "",
+                *([""] * 6),
                 "<!-- c -->",
                 "<foo>bar</foo>",
+                "<foo a='1'><bar>x</bar></foo>",
                 "<?pi x?>",
                 '<video:video xmlns:video="v"/>',
+                "<loc>https://example.com/<b>x</b></loc>",
             ]
         )
     )
-    attrs = draw(st.sampled_from(["", "", "", ' id="1"', " a='&amp;'"]))
+    attrs = draw(st.sampled_from(["", "", "", "", "", ' id="1"', " a='&amp;'"]))
     return f"<url{attrs}>{ws}{inner}{extra}{ws}</url{draw(st.sampled_from(['', ' ']))}>"
 
 
@@ -155,12 +250,17 @@ def documents(draw: st.DrawFn) -> bytes:
     is_index = draw(st.booleans())
     prolog = draw(_PROLOG)
     ns = draw(_NS)
-    image_ns = not is_index and draw(st.booleans())
-    attrs = ns + (f' xmlns:image="{IMAGE_NS}"' if image_ns else "")
+    prefixes = {}  # the extensions the root declares, and with which prefix
+    attrs = ns
+    for ext, (uri, usual, _) in _EXTENSIONS.items():
+        if not is_index and draw(st.booleans()):
+            prefixes[ext] = prefix = draw(st.sampled_from(usual))
+            quote = draw(st.sampled_from(['"', "'"]))
+            attrs += f" xmlns:{prefix}={quote}{uri}{quote}"
     if draw(st.integers(0, 6)) == 0:
         attrs += ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
     blocks = draw(
-        st.lists(_sitemap_block() if is_index else _url_block(image_ns), min_size=0, max_size=8)
+        st.lists(_sitemap_block() if is_index else _url_block(prefixes), min_size=0, max_size=8)
     )
     root = "sitemapindex" if is_index else "urlset"
     sep = draw(_WS)
@@ -235,6 +335,16 @@ def _after_plain(tail: bytes, limits: Limits = _DEFAULT) -> tuple[bytes, list[by
         b"<url><loc>https://x.org/" + b"y" * 50 + b"</loc></url>", Limits(max_token_bytes=40)
     )
 )
+@example(  # alternates under a root that declares no image prefix
+    (
+        (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}"><url><loc>https://x.org/</loc>'
+            '<xhtml:link rel="alternate" hreflang="de" href="https://x.org/de"/></url></urlset>'
+        ).encode(),
+        [],
+        _DEFAULT,
+    )
+)
 # ... and these are handovers the scanner must get right:
 @example(_after_plain(b"<url><loc>https://example.com/b&c</loc></url></urlset>"))
 @example(_after_plain(b"<url>\r\n<loc>https://x.org/\r</loc></url></urlset>"))
@@ -246,8 +356,10 @@ def test_fast_path_equals_exact_path(case: tuple[bytes, list[bytes], Limits]) ->
     pieces = pieces or [data]
     assert b"".join(pieces) == data
     exact = parse(data, fast=False, limits=limits)
-    assert parse_chunks(pieces, fast=True, limits=limits) == exact
+    fast, scanned = _scanned(pieces, limits)
+    assert fast == exact
     assert parse_chunks(whole(data), fast=True, limits=limits) == exact
+    event(f"records read by the scanner: {_share(scanned, len(_records_of(fast)))}")
 
 
 _LATE_FLUSH = (  # a value over the limit, then a fault before pyexpat hands the text on
@@ -262,6 +374,106 @@ def test_exact_path_ignores_splits(case: tuple[bytes, list[bytes], Limits]) -> N
     """The exact path alone gives the same events however the input is split."""
     data, pieces, limits = case
     assert parse_chunks(pieces, fast=False, limits=limits) == parse(data, fast=False, limits=limits)
+
+
+def _records_of(events: list[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, (Entry, SitemapRef))]
+
+
+def _scanned(pieces: list[bytes], limits: Limits = _DEFAULT) -> tuple[list[Any], int]:
+    """The fast path's events for ``pieces``, and how many records the scanner emitted."""
+    taken = [0]
+
+    def counting(original: Callable[..., bool]) -> Callable[..., bool]:
+        def wrapper(doc: Any, *args: Any) -> bool:
+            before = len(doc.out)  # (a dropped loc makes no record)
+            try:
+                return original(doc, *args)
+            finally:
+                taken[0] += len(doc.out) - before
+
+        return wrapper
+
+    with (
+        mock.patch.object(_scan, "emit_entry", counting(_records.emit_entry)),
+        mock.patch.object(_scan, "emit_ref", counting(_records.emit_ref)),
+    ):
+        events = parse_chunks(pieces, fast=True, limits=limits)
+    return events, taken[0]
+
+
+def _share(part: int, total: int) -> str:
+    """A bucket for ``hypothesis.event``: what share of the records ``part`` is."""
+    if not total:
+        return "no records"
+    share = part / total
+    return "all" if share == 1 else "none" if share == 0 else f"{int(share * 4) * 25}%+"
+
+
+@st.composite
+def _realistic_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
+    """A ``<url>`` as generators write it: loc and lastmod, changefreq and priority on some,
+    hreflang alternates on a third, images with a title or caption on a third, CDATA on
+    some sites' values."""
+    cdata = draw(st.integers(0, 3)) == 0
+    ws = draw(st.sampled_from(["", "\n  ", "\n\t\t", "\r\n  "]))
+
+    def value(text: str) -> str:
+        return f"<![CDATA[{text.replace('&amp;', '&')}]]>" if cdata else text
+
+    path = "".join(draw(st.lists(_PATH_PIECES, max_size=3)))
+    loc = f"https://example.com/{path}"
+    inner = [f"<loc>{value(loc)}</loc>", f"<lastmod>{draw(_LASTMOD)}</lastmod>"]
+    if draw(st.booleans()):
+        inner += [
+            f"<changefreq>{value(draw(_CHANGEFREQ))}</changefreq>",
+            f"<priority>{value(draw(_PRIORITY))}</priority>",
+        ]
+    if draw(st.integers(0, 2)) == 0:
+        inner += [draw(_alternate(prefixes["xhtml"])) for _ in range(draw(st.integers(2, 6)))]
+    if draw(st.integers(0, 2)) == 0:
+        inner += [draw(_image(prefixes["image"], cr=False)) for _ in range(draw(st.integers(1, 3)))]
+    return f"<url>{ws}" + ws.join(inner) + f"{ws}</url>"
+
+
+@st.composite
+def realistic_documents(draw: st.DrawFn) -> bytes:
+    """An undamaged urlset of realistic blocks, in UTF-8, under the usual or other prefixes;
+    in one of two documents of five blocks or more, one of them only expat may read."""
+    prefixes = {
+        "xhtml": draw(st.sampled_from(["xhtml", "xhtml", "xhtml", "x"])),
+        "image": draw(st.sampled_from(["image", "image", "image", "img"])),
+    }
+    blocks = draw(st.lists(_realistic_block(prefixes), min_size=1, max_size=30))
+    if len(blocks) >= 5 and draw(st.booleans()):  # one block only expat may read
+        odd = draw(st.integers(0, len(blocks) - 1))
+        blocks[odd] = blocks[odd].replace("<loc>", "<!-- odd --><loc>", 1)
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}" '
+        f'xmlns:{prefixes["xhtml"]}="{XHTML_NS}" xmlns:{prefixes["image"]}="{IMAGE_NS}">\n'
+        + "\n".join(blocks)
+        + "\n</urlset>\n"
+    ).encode()
+
+
+def test_scanner_reads_most_of_realistic_documents() -> None:
+    """On documents in the mix real sites serve, the scanner reads most records of most
+    documents, and the events are the exact path's whatever the split."""
+    shares: list[float] = []
+
+    @settings(max_examples=150, derandomize=True, database=None)
+    @given(realistic_documents(), st.lists(st.integers(0, 1 << 20), max_size=4))
+    def read(data: bytes, cuts: list[int]) -> None:
+        exact = parse(data, fast=False)
+        fast, scanned = _scanned(cut_at(data, cuts))
+        assert fast == exact
+        total = len(_records_of(fast))
+        event(f"records read by the scanner: {_share(scanned, total)}")
+        shares.append(scanned / total if total else 1.0)
+
+    read()
+    mostly = sum(share >= 0.8 for share in shares)
+    assert mostly >= 0.9 * len(shares), sorted(shares)[:10]
 
 
 def _count_scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -316,24 +528,127 @@ def test_scanner_takes_transcoded_blocks(monkeypatch: pytest.MonkeyPatch, codec:
 
 
 @pytest.mark.parametrize(
-    "block",
+    ("block", "scanned"),
     [
-        "<url><loc><![CDATA[https://example.com/x]]></loc></url>",
-        "<url><!-- c --><loc>https://example.com/x</loc></url>",
-        "<url><loc>https://example.com/&#120;</loc></url>",
-        '<url id="1"><loc>https://example.com/x</loc></url>',
-        "<url><lastmod>2024-01-01</lastmod><loc>https://example.com/x</loc></url>",
-        "<url><loc>https://example.com/x</loc><image:image><image:loc>i</image:loc></image:image></url>",
+        ("<url><loc><![CDATA[https://example.com/x]]></loc></url>", 3),
+        ("<url><loc>https://example.com/&#120;</loc></url>", 3),
+        ("<url><lastmod>2024-01-01</lastmod><loc>https://example.com/x</loc></url>", 3),
+        ("<url><!-- c --><loc>https://example.com/x</loc></url>", 2),
+        ('<url id="1"><loc>https://example.com/x</loc></url>', 2),
+        ("<url><loc>https://example.com/&#0;</loc></url>", 1),
+        (
+            "<url><loc>https://example.com/x</loc><img:image><img:loc>i</img:loc></img:image></url>",
+            1,
+        ),
     ],
-    ids=["cdata", "comment", "charref", "attribute", "order", "undeclared-image"],
+    ids=["cdata", "charref", "order", "comment", "attribute", "bad-charref", "unbound-prefix"],
 )
 def test_scanner_hands_over_what_it_cannot_take(
-    monkeypatch: pytest.MonkeyPatch, block: str
+    monkeypatch: pytest.MonkeyPatch, block: str, scanned: int
 ) -> None:
-    """At the first block of another shape the scanner stops, and expat reads from there on."""
+    """The scanner takes the blocks it can read; expat reads the odd one, and the scanner
+    goes on after it (a fault in it, though, ends the document where expat says)."""
     taken = _count_scanned(monkeypatch)
     plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}">{plain}{block}{plain}</urlset>'.encode()
+    doc = f'<urlset xmlns="{SITEMAP_NS}">{plain}\n{block}\n{plain}</urlset>'.encode()
     fast = parse(doc, fast=True)
-    assert taken[0] == 1  # the first plain block only; expat read the rest
+    assert taken[0] == scanned
     assert fast == parse(doc, fast=False)
+
+
+def test_scanner_reads_what_generators_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alternates (attributes in any order, either quote), images with their other fields,
+    CDATA, references, video and news, under the prefixes the root declares: all the
+    scanner's, with the exact path's records."""
+    taken = _count_scanned(monkeypatch)
+    blocks = [
+        (
+            "<url><loc><![CDATA[https://example.com/a?x=1&y=2]]></loc>"
+            "<lastmod> 2024-03-05 </lastmod><changefreq><![CDATA[weekly]]></changefreq></url>"
+        ),
+        (
+            "<url>\n <loc>https://example.com/caf&#xE9;&amp;b</loc>\n"
+            " <x:link rel='alternate' hreflang='de' href='https://example.com/de/?a=1&amp;b=2'/>\n"
+            ' <x:link href="https://example.com/fr/" rel="alternate" hreflang="fr" ></x:link>\n'
+            ' <x:link rel="canonical" href="https://example.com/"/>\n</url>'
+        ),
+        (
+            "<url><priority>0.8</priority><loc>https://example.com/c</loc>"
+            "<img:image><img:title>A &lt;b&gt; title</img:title><img:loc>https://example.com/c.jpg"
+            "</img:loc><img:caption><![CDATA[Caf\u00e9 & co]]></img:caption>"
+            "<img:geo_location>Paris</img:geo_location><img:license>https://example.com/l"
+            "</img:license></img:image><img:image><img:title>no loc</img:title></img:image></url>"
+        ),
+        (
+            "<url><loc>https://example.com/v</loc><video:video><video:title>V</video:title>"
+            "<video:player_loc allow_embed='yes'>https://example.com/p</video:player_loc>"
+            "<video:duration>61</video:duration><video:tag>a</video:tag><video:tag>b</video:tag>"
+            "</video:video><news:news><news:publication><news:name>N</news:name>"
+            "<news:language>en</news:language></news:publication>"
+            "<news:publication_date>2024-03-05</news:publication_date>"
+            "<news:title>T</news:title></news:news><mobile:mobile/></url>"
+        ),
+    ]
+    doc = (
+        f'<?xml version="1.0"?>\n<urlset xmlns="{SITEMAP_NS}" xmlns:x="{XHTML_NS}" '
+        f'xmlns:img=\'{IMAGE_NS}\' xmlns:video="{VIDEO_NS}" xmlns:news="{NEWS_NS}" '
+        'xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0">\n'
+        + "\n".join(blocks)
+        + "\n</urlset>\n"
+    ).encode()
+    fast = parse(doc, fast=True)
+    assert taken[0] == len(blocks)
+    assert fast == parse(doc, fast=False)
+    assert parse_chunks(cut_at(doc, range(7, len(doc), 13)), fast=True) == fast
+    first, second, third, fourth = entries(fast)
+    assert first.loc == "https://example.com/a?x=1&y=2"
+    assert second.loc == "https://example.com/caf\u00e9&b"
+    assert [(a.hreflang, a.href) for a in second.alternates] == [
+        ("de", "https://example.com/de/?a=1&b=2"),
+        ("fr", "https://example.com/fr/"),
+    ]
+    assert [(i.title, i.caption, i.geo_location) for i in third.images] == [
+        ("A <b> title", "Caf\u00e9 & co", "Paris")
+    ]
+    assert fourth.videos[0].tags == ("a", "b")
+    assert fourth.news[0].publication_name == "N"
+
+
+def test_an_odd_block_costs_that_block_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One block only expat may read (a comment in it) near the top: the scanner takes every
+    other block; a fault further on is reported at expat's line and column."""
+    taken = _count_scanned(monkeypatch)
+    plain = "<url>\n  <loc>https://example.com/{}</loc>\n</url>\n"
+    odd = "<url><!-- c --><loc>https://example.com/odd</loc></url>\n"
+    body = plain.format(0) + odd + "".join(plain.format(i) for i in range(1, 50))
+    doc = f'<urlset xmlns="{SITEMAP_NS}">\n{body}</urlset>\n'.encode()
+    fast = parse(doc, fast=True)
+    assert taken[0] == 50
+    assert len(entries(fast)) == 51
+    assert fast == parse(doc, fast=False)
+    broken = doc.replace(b"/49</loc>", b"/49</lo>")
+    fast = parse_chunks(cut_at(broken, [100, 300]), fast=True)
+    assert fast == parse(broken, fast=False)
+    fault = fast[-1]
+    assert isinstance(fault, Problem) and fault.fatal
+    assert "line 151, column 31" in fault.message  # where expat alone puts it
+
+
+@pytest.mark.parametrize(("every", "scanned"), [(1, 0), (10, 630)])
+def test_expat_reads_alone_once_most_blocks_are_odd(
+    monkeypatch: pytest.MonkeyPatch, every: int, scanned: int
+) -> None:
+    """Block after odd block, expat reads the rest of the document alone (faster than one
+    block at a time); a tenth of odd blocks does not stop the scanner."""
+    taken = _count_scanned(monkeypatch)
+    blocks = [
+        f"<url><!-- c --><loc>https://example.com/{i}</loc></url>"
+        if i % every == 0
+        else f"<url><loc>https://example.com/{i}</loc></url>"
+        for i in range(700)
+    ]
+    doc = f'<urlset xmlns="{SITEMAP_NS}">\n' + "\n".join(blocks) + "\n</urlset><x/>"
+    fast = parse_chunks(cut_at(doc.encode(), [5_000, 20_000]), fast=True)
+    assert taken[0] == scanned
+    assert len(entries(fast)) == 700
+    assert fast == parse(doc.encode(), fast=False)  # the junk after the root too

@@ -234,3 +234,30 @@ def test_state_requests_only_new_and_modified_pages(served: Served, tmp_path: Pa
     assert third["pages"] == []
     assert third["removed"] == []
     assert served.count("/blog/c") == 1
+
+
+def test_the_readme_side_by_side_runs() -> None:
+    """The README's two spiders (Scrapy's SitemapSpider, then SitemapReaderSpider) are code
+    that runs: both define their spider, and the reader's filter keeps what it says."""
+    import re
+    from datetime import datetime, timezone
+
+    from scrapy.spiders import SitemapSpider
+
+    from sitemap_reader import Entry
+    from sitemap_reader.scrapy import SitemapReaderSpider
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Scrapy\n", 1)[1].split("\n## ", 1)[0]
+    before, after = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[:2]
+    spiders = []
+    for code, base in ((before, SitemapSpider), (after, SitemapReaderSpider)):
+        names: dict[str, Any] = {}
+        exec(compile(code, "README.md", "exec"), names)  # noqa: S102 (the README's own code)
+        spiders.append(names["Shop"])
+        assert issubclass(names["Shop"], base)
+    old = Entry("https://www.example.com/product/1", datetime(2025, 6, 1, tzinfo=timezone.utc))
+    new = Entry("https://www.example.com/product/2", datetime(2026, 2, 1, tzinfo=timezone.utc))
+    kept = list(spiders[1].sitemap_filter(spiders[1].__new__(spiders[1]), [old, new, Entry("x")]))
+    assert kept == [new]
+    assert spiders[0].sitemap_rules == spiders[1].sitemap_rules

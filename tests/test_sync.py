@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 
 import pytest
 
 from sitemap_reader import (
     Entry,
+    Event,
     Limits,
     Problem,
     SitemapVisited,
     Status,
     Timeouts,
+    check_sync,
     collect_urls_sync,
     entries_sync,
     walk_sync,
@@ -133,12 +136,79 @@ def test_stopping_early_does_not_wait_for_a_slow_fetch() -> None:
     assert took < 1.0, f"closing the iterator waited {took:.1f} s for a fetch nobody wants"
 
 
-async def test_refused_inside_a_running_loop() -> None:
-    """The blocking wrappers refuse to run inside an event loop, pointing to SitemapReader."""
-    with pytest.raises(RuntimeError, match="SitemapReader"):
-        collect_urls_sync("http://127.0.0.1:9/")
-    with pytest.raises(RuntimeError, match="SitemapReader"):
-        next(iter(entries_sync("http://127.0.0.1:9/")))
-    with pytest.raises(RuntimeError, match="SitemapReader"):
-        next(iter(walk_sync("http://127.0.0.1:9/")))
+# -- inside a running event loop (a notebook: a coroutine calls the blocking wrapper) -----------
+
+
+def timeless(event: Event) -> Event:
+    """The event without the time its document took (it differs from run to run)."""
+    return dataclasses.replace(event, elapsed=0.0) if type(event) is SitemapVisited else event
+
+
+def test_every_wrapper_inside_a_running_loop_gives_what_it_gives_outside(served: Served) -> None:
+    """Called from a coroutine, as a notebook cell calls them, the wrappers run the walk on
+    a thread and loop of their own and give what they give from plain sync code."""
+    root = served.a("/")
+
+    Every = tuple[list[Event], list[Entry], list[str], list[tuple[str, str]]]
+
+    def every() -> Every:
+        return (
+            [timeless(e) for e in walk_sync(root, config=ONE_AT_A_TIME)],
+            list(entries_sync(root, config=ONE_AT_A_TIME)),
+            collect_urls_sync(root, config=ONE_AT_A_TIME),
+            [(f.code, f.url) for f in check_sync(root, config=ONE_AT_A_TIME)],
+        )
+
+    async def cell() -> Every:
+        return every()
+
+    outside = every()
+    inside = asyncio.run(cell())
+
+    assert inside == outside
+    events, entries, urls, findings = inside
+    assert ("H201", served.a("/missing.xml")) in findings
+    assert sum(type(e) is SitemapVisited for e in events) == 5
+    assert urls == [e.loc for e in entries] == [s for s in urls if "/a/" in s or "/b/" in s]
+    assert len(urls) == 3
     assert no_reader_threads()
+
+
+def test_the_run_s_error_inside_a_running_loop_keeps_its_type() -> None:
+    """An error of the run is raised in the caller's coroutine as it was raised."""
+
+    async def cell() -> None:
+        collect_urls_sync(config=FAST)
+
+    with pytest.raises(ValueError, match="at least one source"):
+        asyncio.run(cell())
+    assert no_reader_threads()
+
+
+@pytest.mark.parametrize("wrapper", [walk_sync, entries_sync])
+def test_breaking_out_inside_a_running_loop_leaves_nothing_behind(
+    wrapper: Callable[..., Iterator[Event]],
+) -> None:
+    """Leaving the loop early inside a coroutine: no reader thread, no task pending in the
+    caller's loop, and no request after it."""
+    with ThreadedServer() as s:
+        children = [s.a(f"/c{i}.xml") for i in range(200)]
+        s.add("/index.xml", xml(sitemapindex(*children)))
+        for i in range(200):
+            s.add(f"/c{i}.xml", xml(urlset(s.a(f"/c{i}/page"))))
+
+        async def cell() -> tuple[Event, set[asyncio.Task[object]]]:
+            for event in wrapper(s.a("/index.xml"), config=ONE_AT_A_TIME):  # noqa: B007
+                break  # the generator is closed here, as it is dropped
+            return event, asyncio.all_tasks() - {asyncio.current_task()}
+
+        first, pending = asyncio.run(cell())
+
+        assert isinstance(first, (Entry, SitemapVisited))
+        assert pending == set()
+        assert no_reader_threads()
+        time.sleep(0.2)  # requests sent before the close reach the server
+        fetched = len(s.site.hits)
+        time.sleep(0.2)
+        assert len(s.site.hits) == fetched, "requests went on after the consumer stopped"
+        assert fetched < 100

@@ -526,7 +526,7 @@ def test_a_missing_extra_is_named(module: str, tmp_path: Path) -> None:
         parquet = "pip install 'sitemap-reader[parquet]'"
         assert f"entries_to_table failed: {missing}: {parquet}\n" in done.stdout
         assert "cli: 2" in done.stdout
-        assert f"sitemap-reader: error: {missing}: {parquet}" in done.stderr
+        assert f"sitemap-reader dump: error: {missing}: {parquet}" in done.stderr
         assert not (tmp_path / "out.parquet").exists()
     else:  # Arrow and Parquet need pyarrow only
         assert "entries_to_table worked" in done.stdout
@@ -560,18 +560,19 @@ async def test_read_dataframe_of_two_sources(aiohttp_server: AiohttpServer) -> N
 
 
 def test_read_dataframe_sync(tmp_path: Path) -> None:
-    """The blocking twin reads a served sitemap; inside a running loop it refuses to block."""
+    """The blocking twin reads a served sitemap, inside a running loop (a notebook) too:
+    there the read runs on a thread and loop of its own, and gives the same frame."""
+
+    async def cell() -> Any:  # a pandas DataFrame
+        return read_dataframe_sync(s.a("/s.xml"), config=FAST)
+
     with ThreadedServer() as s:
         s.add("/s.xml", xml(urlset(s.a("/a"), {"loc": s.a("/b"), "priority": "0.3"})))
         frame = read_dataframe_sync(s.a("/s.xml"), config=FAST)
+        from_a_loop = asyncio.run(cell())
 
     assert frame["loc"].tolist() == [s.a("/a"), s.a("/b")]
     assert frame["priority"].isna().tolist() == [True, False]
     assert frame["priority"].iloc[1] == 0.3
     assert set(frame["sitemap"]) == {s.a("/s.xml")}
-
-    async def inside() -> None:
-        read_dataframe_sync(s.a("/s.xml"), config=FAST)
-
-    with pytest.raises(RuntimeError, match="await read_dataframe"):
-        asyncio.run(inside())
+    pd.testing.assert_frame_equal(from_a_loop, frame)

@@ -11,7 +11,15 @@ import pickletools
 from datetime import datetime, timezone
 
 import sitemap_reader
-from sitemap_reader import Limits, Problem, ReaderConfig, ScopePolicy, SitemapRef, Status
+from sitemap_reader import (
+    Limits,
+    Problem,
+    ProblemKind,
+    ReaderConfig,
+    ScopePolicy,
+    SitemapRef,
+    Status,
+)
 from sitemap_reader._core._jobs import Job, JobKind, Leaf, job_of, leaf_of, normalise
 from sitemap_reader._core._judge import judge_child, judge_hop, judge_landing
 from sitemap_reader._core._scope import Scope
@@ -38,7 +46,7 @@ def test_push_queues_a_document_once_and_refuses_past_the_budget() -> None:
     # The same document by another spelling (the fragment, the host's case) is one document.
     assert frontier.push(_job("https://EXAMPLE.com/a.xml#top")) is Pushed.DUPLICATE
     assert frontier.push(_job(f"{SITE}b.xml")) is Pushed.QUEUED
-    assert frontier.push(_job(f"{SITE}c.xml")) == Refused("max-sitemaps-per-site")
+    assert frontier.push(_job(f"{SITE}c.xml")) == Refused(ProblemKind.MAX_SITEMAPS_PER_SITE)
     # Another site has its own budget.
     other = "https://example.org/"
     assert frontier.push(_job(f"{other}a.xml", root=other)) is Pushed.QUEUED
@@ -57,7 +65,7 @@ async def test_a_source_past_the_budget_is_queued_to_be_reported() -> None:
 
     first, second = await frontier.next(), await frontier.next()
     assert first is not None and second is not None
-    assert (first.refused, second.refused) == ("", "max-sitemaps")
+    assert (first.refused, second.refused) == (None, ProblemKind.MAX_SITEMAPS)
     assert frontier.out_of_budget(second, 0) == "max-sitemaps"
     assert frontier.out_of_budget(first, 0) is None
 
@@ -68,7 +76,7 @@ def test_claim_takes_a_document_on_without_queueing_it() -> None:
 
     assert frontier.claim(_job(f"{SITE}sitemap.xml")) is Pushed.QUEUED
     assert frontier.claim(_job(f"{SITE}sitemap.xml")) is Pushed.DUPLICATE
-    assert frontier.claim(_job(f"{SITE}sitemap_index.xml")) == Refused("max-sitemaps")
+    assert frontier.claim(_job(f"{SITE}sitemap_index.xml")) == Refused(ProblemKind.MAX_SITEMAPS)
     assert (progress.queued, progress.not_read) == (0, 1)
 
 
@@ -76,9 +84,11 @@ def test_a_budget_is_said_once() -> None:
     progress = Progress()
     frontier = Frontier(ReaderConfig(limits=Limits(max_sitemaps_per_site=5)), progress)
 
-    first = frontier.budget_problem("max-sitemaps-per-site", f"{SITE}x.xml", SITE)
-    again = frontier.budget_problem("max-sitemaps-per-site", f"{SITE}y.xml", SITE)
-    elsewhere = frontier.budget_problem("max-sitemaps-per-site", "https://b/x", "https://b/")
+    first = frontier.budget_problem(ProblemKind.MAX_SITEMAPS_PER_SITE, f"{SITE}x.xml", SITE)
+    again = frontier.budget_problem(ProblemKind.MAX_SITEMAPS_PER_SITE, f"{SITE}y.xml", SITE)
+    elsewhere = frontier.budget_problem(
+        ProblemKind.MAX_SITEMAPS_PER_SITE, "https://b/x", "https://b/"
+    )
 
     assert first is not None and "5 documents for https://example.com/" in first.message
     assert again is None

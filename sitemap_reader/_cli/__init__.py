@@ -1,55 +1,68 @@
-"""The command line: ``sitemap-reader dump``, ``tree`` and ``state show``; this module parses
-the arguments, hands them to the command they name and turns its outcome into an exit status.
+"""The command line: ``sitemap-reader dump``, ``tree``, ``check`` and ``state show``; this
+module parses the arguments, hands them to the command they name and turns its outcome into an
+exit status.
 
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
 glue the package shares (``run_blocking``, ``source_name``, the writers beside
 ``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
-stderr. Exit status: 0 when a source was read (even in part) or found unchanged, 1 when none
-could be, 2 for a usage error (a state file that cannot be used included).
+stderr. Exit status: 0 when a source was read (even in part) or found unchanged, and when the
+reader of stdout went away (``| head``); 1 when none could be, or the records could not be
+written (``check``: 1 when a finding reaches ``--fail-on``); 2 for a usage error (a state file
+or an ``-o`` file that cannot be used included); 130 on Ctrl-C, 143 on SIGTERM. A usage error
+prints the command's own one-line usage and one error line.
 
-The layout: ``_dump``, ``_tree`` and ``_state`` hold one command each (``register`` its
-parser, ``run`` it); ``_options`` declares the options they share and builds the config;
+The layout: ``_dump``, ``_tree``, ``_check`` and ``_state`` hold one command each (``register``
+its parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
-problems and the summary.
+problems and the summary; ``_output`` is where ``dump``'s records go (stdout, or ``-o``
+written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
+Ctrl-C does.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from . import _dump, _state, _tree
+from . import _check, _dump, _signals, _state, _tree
 from ._options import UsageError
+from ._output import OutputError, drop_stdout
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    command: argparse.ArgumentParser = args.parser  # the one named last: its usage, its help
+    if unknown:  # said by the command, as its other errors are
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.run is None:  # no command, or a command with no action
-        parser.print_help(sys.stderr)
+        command.print_help(sys.stderr)
         return 2
     try:
         return int(args.run(args))
     except UsageError as exc:
-        parser.error(str(exc))
+        command.error(str(exc))
     except sr.StateError as exc:
         print(f"sitemap-reader: {exc}", file=sys.stderr)
         return 2
+    except OutputError as exc:
+        print(f"sitemap-reader: {exc}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
-        print("sitemap-reader: interrupted", file=sys.stderr)
-        return 130
+        status, line = _signals.interrupted()
+        print(line, file=sys.stderr)
+        return status
     except BrokenPipeError:
         # The reader of stdout went away (| head): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        drop_stdout()
         return 0
 
 
 def entrypoint() -> None:
+    _signals.stop_on_sigterm()
     sys.exit(main(sys.argv[1:]))
 
 
@@ -58,10 +71,11 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="sitemap-reader",
         description="Read a site's sitemaps (robots.txt, indexes, XML, text, feeds, gzip) "
         "and print one record per page URL.",
+        epilog="Each command's --help gives its options and exit statuses.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {sr.__version__}")
-    parser.set_defaults(run=None)  # each command (or action) sets its own
+    parser.set_defaults(run=None, parser=parser)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for command in (_dump, _tree, _state):
+    for command in (_dump, _tree, _check, _state):
         command.register(commands)
     return parser

@@ -1,15 +1,23 @@
 """The terminal side of a run, on stderr: the live progress line, one line per problem, and
-the closing summary of what a run counted (:class:`Tally`)."""
+the closing summary of what a run counted (:class:`Tally`).
+
+One rule counts documents everywhere (summary, ``tree``, exit status): robots.txt is no
+sitemap; a sitemap is *read* when it was read to its end or in part (``partial``: it was
+recognised as a sitemap, then cut), *failed* when nothing recognisable could be read.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import sys
 import time
 from typing import Any
 
 import sitemap_reader as sr
+
+from .._core._util import plural
 
 READ = (sr.Status.OK, sr.Status.PARTIAL)
 _SITEMAP_FORMATS = (
@@ -19,36 +27,62 @@ _SITEMAP_FORMATS = (
     sr.Format.RSS,
     sr.Format.ATOM,
 )
+# Warnings about how a site's generator writes every document, the same for each: said once
+# a run, with the count of documents, not once per document.
+_ONCE_A_RUN = frozenset({sr.ProblemKind.NAMESPACE})
+REDRAW = 0.1  # seconds between redraws of the progress line (10 a second at most)
+
+
+def human_size(n: int) -> str:
+    """``512 bytes``, ``5.0 kB``, ``2.1 MB``, ``1.3 GB`` (powers of 1000)."""
+    if n >= 1_000_000_000:
+        return f"{n / 1e9:,.1f} GB"
+    if n >= 1_000_000:
+        return f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e3:,.1f} kB" if n >= 1_000 else plural(n, "byte")
+
+
+def reasons(counts: dict[str, int] | tuple[tuple[str, int], ...]) -> str:
+    """Counts by reason, most first: ``2 other-host, 1 outside-folder``."""
+    pairs = counts.items() if isinstance(counts, dict) else counts
+    return ", ".join(f"{n:,} {why}" for why, n in sorted(pairs, key=lambda p: (-p[1], p[0])))
 
 
 @dataclasses.dataclass
 class Tally:
     written: int = 0
-    read: int = 0  # sitemap documents read in whole or part
+    read: int = 0  # sitemaps read in whole or in part
+    partial: int = 0  # of those, read in part
     failed: int = 0
-    sitemaps: int = 0
-    dropped: int = 0
-    problems: int = 0
+    dropped: dict[str, int] = dataclasses.field(default_factory=dict)  # by reason
     unchanged: int = 0  # sitemaps (not robots.txt) unchanged since the last run
     progress: Any = None
 
     def visited(self, report: sr.SitemapVisited) -> None:
+        for why, n in report.dropped:
+            self.dropped[why] = self.dropped.get(why, 0) + n
         if report.format is sr.Format.ROBOTS:
             return
         if report.status in READ and report.format in _SITEMAP_FORMATS:
             self.read += 1
-        if report.status is sr.Status.UNCHANGED:
+            self.partial += report.status is sr.Status.PARTIAL
+        elif report.status is sr.Status.UNCHANGED:
             self.unchanged += 1
-        if report.status is sr.Status.FAILED:
+        elif report.status is sr.Status.FAILED:
             self.failed += 1
-        if report.status not in (sr.Status.MISSING, sr.Status.DUPLICATE):
-            self.sitemaps += 1
-        self.dropped += sum(n for _, n in report.dropped)
 
     @property
     def exit_status(self) -> int:
         """0 when a source was read (even in part) or found unchanged, else 1."""
         return 0 if self.read or self.unchanged else 1
+
+
+@dataclasses.dataclass
+class _Said:
+    """A warning said once a run: the first document it was given for, and how many."""
+
+    url: str
+    documents: int = 1
 
 
 class Console:
@@ -57,9 +91,10 @@ class Console:
         self.feed = feed  # records are changes (--changes), not URLs
         self.live = not quiet and not no_progress and sys.stderr.isatty()
         self.problems = 0
+        self._once: dict[tuple[str, str], _Said] = {}
         self._task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
-        self._width = 0
+        self._shown = ""  # the progress line on screen, '' when none is
 
     def start(self, reader: sr.SitemapReader) -> None:
         self._started = time.monotonic()
@@ -70,64 +105,121 @@ class Console:
         if self._task is not None:
             self._task.cancel()
             self._task = None
-            self._clear()
+        self._clear()
+
+    # -- the progress line -----------------------------------------------------------------
 
     async def _refresh(self, reader: sr.SitemapReader) -> None:
         while True:
-            await asyncio.sleep(0.25)
-            p = reader.progress
-            elapsed = max(time.monotonic() - self._started, 1e-9)
-            line = (
-                f"sitemaps {p.done:,} done, {p.queued + p.active:,} queued, {p.failed:,} failed"
-                f" | {p.entries:,} URLs | {p.bytes / 1e6:,.1f} MB | {p.entries / elapsed:,.0f} URLs/s"
-            )
-            self._clear()
-            sys.stderr.write(line)
-            sys.stderr.flush()
-            self._width = len(line)
+            await asyncio.sleep(REDRAW)
+            line = self.progress_line(reader.progress, time.monotonic() - self._started)
+            line = line[: _columns() - 1]  # one terminal row: a wrapped line is not redrawn
+            if line != self._shown:
+                sys.stderr.write(f"\r{line}\x1b[K")
+                sys.stderr.flush()
+                self._shown = line
+
+    @staticmethod
+    def progress_line(p: sr.Progress, elapsed: float) -> str:
+        """``[3/8 sitemaps] 51,081 URLs · 11.5k/s · 2.1 MB · 0:04``."""
+        done = p.sitemaps_done
+        known = max(p.sitemaps, done)
+        rate = p.entries / elapsed if elapsed > 0 else 0.0
+        return (
+            f"[{done:,}/{known:,} sitemaps] {p.entries:,} URLs · {_rate(rate)}/s"
+            f" · {human_size(p.bytes)} · {_clock(elapsed)}"
+        )
 
     def _clear(self) -> None:
-        if self._width:
-            sys.stderr.write("\r" + " " * self._width + "\r")
-            self._width = 0
+        if self._shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self._shown = ""
+
+    # -- problems ------------------------------------------------------------------------
 
     def problem(self, problem: sr.Problem) -> None:
         self.problems += 1
+        if problem.kind in _ONCE_A_RUN and not problem.fatal:
+            said = self._once.get((problem.kind, problem.message))
+            if said is None:
+                self._once[(problem.kind, problem.message)] = _Said(problem.url)
+            else:
+                said.documents += 1
+            return  # said with its count at the end
         if self.quiet:
             return
         self._clear()
         sys.stderr.write(f"sitemap-reader: {problem.url}: {problem.message} [{problem.kind}]\n")
 
+    def _say_once_a_run(self) -> None:
+        for (kind, message), said in self._once.items():
+            others = said.documents - 1
+            more = f" and {plural(others, 'other document')}" if others else ""
+            sys.stderr.write(f"sitemap-reader: {said.url}{more}: {message} [{kind}]\n")
+        self._once.clear()
+
+    # -- the summary ---------------------------------------------------------------------
+
     def summary(self, tally: Tally) -> None:
         if self.quiet:
             return
+        self._clear()
+        self._say_once_a_run()
         elapsed = time.monotonic() - self._started
         p = tally.progress
-        what = "changes" if self.feed else "URLs"
-        parts = [f"{tally.written:,} {what} from {tally.read:,} sitemaps"]
+        what = "change" if self.feed else "URL"
+        read = plural(tally.read, "sitemap")
+        if tally.partial:
+            read += f" ({tally.partial:,} partial)"
+        parts = [f"{plural(tally.written, what)} from {read}"]
         if tally.unchanged:
             saved = p.bytes_saved if p is not None else 0
             parts.append(
-                f"{tally.unchanged:,} sitemaps unchanged since the last run"
-                f" ({_size(saved)} not fetched again)"
+                f"{plural(tally.unchanged, 'sitemap')} unchanged since the last run"
+                f" ({human_size(saved)} not fetched again)"
             )
         if tally.failed:
             parts.append(f"{tally.failed:,} failed")
-        if tally.dropped:
-            parts.append(f"{tally.dropped:,} URLs dropped as out of scope")
+        dropped = sum(tally.dropped.values())
+        if dropped:
+            parts.append(
+                f"{plural(dropped, 'URL')} dropped as out of scope ({reasons(tally.dropped)})"
+            )
         if self.problems:
-            parts.append(f"{self.problems:,} problems")
+            parts.append(plural(self.problems, "problem"))
         if p is not None and p.bytes:
-            parts.append(f"{_size(p.bytes)} fetched")
+            parts.append(f"{human_size(p.bytes)} read")
         sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+        for source, why in ({} if p is None else p.distrusted).items():
+            sys.stderr.write(
+                f"sitemap-reader: the lastmods of {source} were distrusted ({why}): "
+                "its sitemaps were asked again, not skipped on their index lastmod\n"
+            )
         if p is not None and p.budget is not None:
-            left = f"; {p.not_read:,} sitemaps named but not read" if p.not_read else ""
+            left = f"; {plural(p.not_read, 'sitemap')} named but not read" if p.not_read else ""
             sys.stderr.write(
                 f"sitemap-reader: stopped early: the {p.budget} budget was reached{left}\n"
             )
 
 
-def _size(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1e6:,.1f} MB"
-    return f"{n / 1e3:,.1f} kB" if n >= 1_000 else f"{n:,} bytes"
+def _columns() -> int:
+    try:
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        columns = 0
+    return columns or 80  # a terminal that does not say its size (0) gets the usual width
+
+
+def _rate(per_second: float) -> str:
+    """``850``, ``11.5k``, ``1.2M``."""
+    if per_second >= 1e6:
+        return f"{per_second / 1e6:.1f}M"
+    return f"{per_second / 1e3:.1f}k" if per_second >= 1e3 else f"{per_second:.0f}"
+
+
+def _clock(seconds: float) -> str:
+    """``0:04``, ``12:30``, ``1:02:03``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"

@@ -4,40 +4,34 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
-import os
-import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from typing import IO, Any
 
 import sitemap_reader as sr
 
+from .._replacement import Replacement
 from .._serialize import change_writer, entry_writer
-from . import _options
+from . import _options, _output
 from ._console import Console, Tally
 from ._run import run_walk
+from ._values import since
 
 
 def register(commands: _options.Commands) -> None:
-    dump = commands.add_parser(
+    dump = _options.add_command(
+        commands,
         "dump",
+        run,
         help="print every page URL the sources' sitemaps vouch for",
-        description="Print one record per page URL. SOURCE: a site root "
-        "(https://example.com/), a robots.txt, sitemap or index URL, a local file, or - "
-        "for stdin.",
+        description="Print one record per page URL the sources' sitemaps vouch for, on "
+        "stdout or in a file; problems, progress and a summary go to stderr.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
-    dump.add_argument("sources", nargs="*", metavar="SOURCE")
-    dump.add_argument(
-        "--sites",
-        metavar="FILE",
-        help="also read the sites listed in FILE (- for stdin): one a line, blank lines and "
-        "# comments skipped. All are read in one run, sharing its per-host limit; its "
-        "budgets count them all, so a long list may need --deadline none and a larger "
-        "--max-sitemaps",
-    )
+    _options.add_sources(dump)
     dump.add_argument(
         "--format",
         choices=("jsonl", "csv", "txt", "parquet"),
@@ -49,79 +43,92 @@ def register(commands: _options.Commands) -> None:
     dump.add_argument("-o", "--output", metavar="FILE", help="write records here, not stdout")
     dump.add_argument(
         "--since",
-        metavar="DATE",
-        type=_options.date,
-        help="keep entries whose lastmod is at or after DATE (entries without one are kept)",
+        metavar="WHEN",
+        type=since,
+        help="keep entries whose lastmod is at or after WHEN: a date (2024-05-01) or a "
+        "duration back from now (7d, 12h); entries without a lastmod are kept",
     )
     dump.add_argument(
         "--since-strict",
         action="store_true",
         help="with --since, also drop entries that have no lastmod",
     )
-    dump.add_argument(
-        "--changes",
-        action="store_true",
-        help="with --state: print only what changed since the last --changes run, each "
-        'record with "change": new, modified or removed',
-    )
     _options.add_reading_options(dump)
     _options.add_state_options(dump)
-    dump.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = _settle(args)
     if args.format == "parquet":
-        with sr.ParquetSink(args.output) as sink:  # whole or not at all, as for -o
-
-            def write(rows: list[Any]) -> None:
-                # A batch's records come as a Batch, whose root (the SOURCE they descend
-                # from, as the walk names it) fills the source column.
-                sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
-
-            return _dump(args, config, None, write)
-    if args.output and _special(args.output):
-        # A device or a pipe (-o /dev/null, a FIFO) is written to as it is: a temporary file
-        # renamed over it would replace the device itself.
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
-            return _dump(args, config, out)
+        return _to_parquet(args, config)
     if args.output:
-        directory = os.path.dirname(os.path.abspath(args.output))
-        fd, temp = tempfile.mkstemp(prefix=".sitemap-reader-", dir=directory)
-        try:
-            with open(fd, "w", encoding="utf-8", newline="") as out:
-                code = _dump(args, config, out)
-            os.replace(temp, args.output)  # whole or not at all
-        except BaseException:
-            os.unlink(temp)
-            raise
-        return code
+        return _to_file(args, config)
+    return _to_stdout(args, config)
+
+
+def _to_parquet(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    path: str = args.output
+    with _output.opened(sr.ParquetSink, path) as sink:  # whole or not at all, as for -o
+
+        def write(rows: list[Any]) -> None:
+            # A batch's records come as a Batch, whose root (the SOURCE they descend
+            # from, as the walk names it) fills the source column.
+            sink.write(rows, source=rows.root if isinstance(rows, sr.Batch) else None)
+
+        code = _dump(args, config, write, path)
+        if code:
+            sink.abort()
+            _output.left_as_it_was(path, args.quiet)
+        else:
+            with _output.writing(path):
+                sink.close()
+    return code
+
+
+def _to_file(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
+    path: str = args.output
+    file = _output.opened(Replacement, path)
+    # Closed by hand: after a failed write, closing fails again, and that is no news.
+    out = open(file.fd, "w", encoding="utf-8", newline="")  # noqa: SIM115
+    try:
+        code = _dump(args, config, _writer(args, config, out, path), path, out.flush)
+        with _output.writing(path):
+            out.close()
+        if code:
+            _output.left_as_it_was(path, args.quiet)
+        else:
+            file.commit()
+    finally:
+        with contextlib.suppress(OSError):  # a failed write: what waits goes with the file
+            out.close()
+        file.discard()
+    return code
+
+
+def _to_stdout(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
     try:
-        return _dump(args, config, out)
+        return _dump(args, config, _writer(args, config, out, "stdout"), "stdout", out.flush)
+    except (BrokenPipeError, _output.OutputError):  # what waits for stdout is lost
+        _output.drop_stdout()
+        raise
     finally:
-        try:
-            out.flush()
-        finally:
-            out.detach()
+        out.flush()
+        out.detach()
 
 
-def _special(path: str) -> bool:
-    """Whether ``path`` names something other than a regular file (a device, a FIFO)."""
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
-    except OSError:
-        return False  # not there yet: made whole, as any file
+def _writer(
+    args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str], name: str
+) -> Callable[[list[Any]], None]:
+    """The writer of the records as text (the csv header written at once)."""
+    make = change_writer if config.incremental.changes else entry_writer
+    with _output.writing(name):
+        return make(args.format, out)
 
 
 def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
     """The sources (--sites added) and the config, or a UsageError naming what is wrong."""
-    if args.sites is not None:
-        if args.sites == "-" and "-" in args.sources:
-            raise _options.UsageError("stdin is read once: --sites - and the SOURCE - together")
-        args.sources = [*args.sources, *_site_lines(args.sites)]
-    if not args.sources:
-        raise _options.UsageError("the following arguments are required: SOURCE (or --sites FILE)")
+    args.sources = _options.sources(args)
     config = _options.config(args, changes=args.changes)
     if args.since_strict and args.since is None:
         raise _options.UsageError("--since-strict needs --since")
@@ -137,30 +144,16 @@ def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
     return config
 
 
-def _site_lines(path: str) -> list[str]:
-    """The sites of a --sites file: one a line; blank lines and # comments skipped."""
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as file:
-                text = file.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _options.UsageError(f"cannot read the --sites file {path}: {exc}") from None
-    stripped = (line.strip() for line in text.splitlines())
-    return [line for line in stripped if line and not line.startswith("#")]
-
-
 def _dump(
     args: argparse.Namespace,
     config: sr.ReaderConfig,
-    out: IO[str] | None,
-    write: Callable[[list[Any]], None] | None = None,
+    write: Callable[[list[Any]], None],
+    name: str,
+    flush: Callable[[], None] | None = None,
 ) -> int:
+    """Run the walk, passing its records to ``write`` (then ``flush``), which write to
+    ``name``; returns the exit status."""
     feed = config.incremental.changes
-    if write is None:
-        assert out is not None
-        write = change_writer(args.format, out) if feed else entry_writer(args.format, out)
     since: datetime | None = args.since
     # Entries with no lastmod pass --since unless --since-strict.
     undated = not args.since_strict
@@ -185,10 +178,12 @@ def _dump(
                 tally.visited(event)  # type: ignore[arg-type]
         if records:
             tally.written += len(records)
-            write(records)
+            with _output.writing(name):
+                write(records)
 
     tally = run_walk(args, config, console, handle)
-    if out is not None:
-        out.flush()
+    if flush is not None:
+        with _output.writing(name):
+            flush()
     console.summary(tally)
     return tally.exit_status

@@ -1,18 +1,31 @@
-"""The options the reading commands share, their value types, and the ReaderConfig and state
-file they give."""
+"""The options the reading commands share (their value types are ``_values``'), the sources
+they name, and the ReaderConfig and state file they give."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import os
-from datetime import datetime
+import sys
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import sitemap_reader as sr
 
 from .._io._pool import available_cores
-from .._sources import is_url
+from .._sources import check_source, is_url
+from ._values import (
+    DURATIONS,
+    KEEP,
+    base_url,
+    deadline,
+    duration,
+    natural,
+    positive,
+    positive_duration,
+    share,
+    size,
+)
 
 # The subparsers each command registers itself in.
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -25,9 +38,99 @@ class UsageError(Exception):
 # Resolved when used, so XDG_STATE_HOME is read at run time (sr.default_state_path()).
 DEFAULT_STATE = "$XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by default)"
 
+# The exit statuses of the commands that read, as their --help ends.
+EXIT_STATUS = (
+    "exit status: 0 when a source was read (even in part) or found unchanged since the last "
+    "run, and when stdout is closed early (| head); 1 when no source could be read or the "
+    "records could not be written; 2 for a usage error (an unusable state file or -o file "
+    "included); 130 when interrupted (Ctrl-C), 143 on SIGTERM."
+)
+
+
+def add_command(
+    commands: Commands,
+    name: str,
+    run: Callable[[argparse.Namespace], int] | None,
+    *,
+    help: str,
+    description: str,
+    usage: str | None = None,
+    epilog: str | None = EXIT_STATUS,
+) -> argparse.ArgumentParser:
+    """A command's parser, remembered in its namespace so errors print its own usage."""
+    command = commands.add_parser(
+        name, help=help, description=description, usage=usage, epilog=epilog
+    )
+    command.set_defaults(run=run, parser=command)
+    return command
+
+
+def add_sources(command: argparse.ArgumentParser) -> None:
+    """SOURCE..., --sites and --base-url: what a reading command reads."""
+    command.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="a site root (https://example.com/: its robots.txt, then well-known paths), a "
+        "robots.txt, sitemap or index URL, a local file (a path or a file: URL; a robots.txt "
+        "has its Sitemap: lines followed), or - for stdin",
+    )
+    command.add_argument(
+        "--sites",
+        metavar="FILE",
+        help="also read the sites listed in FILE (- for stdin): one a line, blank lines and "
+        "# comments skipped. All are read in one run, sharing its per-host limit; its "
+        "budgets count them all, so a long list may need --deadline none and a larger "
+        "--max-sitemaps",
+    )
+    command.add_argument(
+        "--base-url",
+        type=base_url,
+        metavar="URL",
+        help="read local files as if fetched from URL: relative locs resolve against it "
+        "(--resolve-relative), --scope judges their entries by it, and their records "
+        "name it as their sitemap",
+    )
+
+
+def sources(args: argparse.Namespace) -> list[str]:
+    """The sources of the command line and --sites, each checked; UsageError otherwise."""
+    found: list[str] = list(args.sources)
+    if isinstance(args.state, str) and is_url(args.state):
+        # "--state URL": --state takes an optional FILE, and no state file is a URL: the URL
+        # is the source, the state file the default one.
+        found.insert(0, args.state)
+        args.state = True
+    if args.sites is not None:
+        if args.sites == "-" and "-" in found:
+            raise UsageError("stdin is read once: --sites - and the SOURCE - together")
+        found += _site_lines(args.sites)
+    if not found:
+        raise UsageError("the following arguments are required: SOURCE (or --sites FILE)")
+    try:
+        for source in found:
+            check_source(source)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return found
+
+
+def _site_lines(path: str) -> list[str]:
+    """The sites of a --sites file: one a line; blank lines and # comments skipped."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the --sites file {path}: {exc}") from None
+    stripped = (line.strip() for line in text.splitlines())
+    return [line for line in stripped if line and not line.startswith("#")]
+
 
 def add_state_options(command: argparse.ArgumentParser) -> None:
-    """--state, --all and --max-age: the incremental runs."""
+    """--state, --all, --max-age, --changes, --trust-lastmod, --shrink-guard: incremental runs."""
     command.add_argument(
         "--state",
         nargs="?",
@@ -35,7 +138,7 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="remember what was read in FILE (SQLite; its directory is created) and next "
         f"time fetch and print only what changed. --state alone uses {DEFAULT_STATE}; "
-        "a directory gets state.sqlite inside it",
+        "a directory gets state.sqlite inside it; a URL after --state is a SOURCE",
     )
     command.add_argument(
         "--all",
@@ -44,10 +147,30 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--max-age",
-        type=_duration,
+        type=duration,
         metavar="AGE",
         help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
-        "unchanged once its last check is older than AGE: 90s, 30m, 12h, 7d (7d)",
+        f"unchanged once its last check is older than AGE: {DURATIONS} (7d)",
+    )
+    command.add_argument(
+        "--changes",
+        action="store_true",
+        help="with --state: only what changed since the last --changes run: dump prints each "
+        'URL with "change": new, modified or removed; tree counts them per sitemap',
+    )
+    command.add_argument(
+        "--trust-lastmod",
+        choices=[t.value for t in sr.TrustLastmod],
+        help="with --state: when a sitemap whose index lastmod did not move is skipped: "
+        "always, never, or auto (default): unless its source's lastmods were judged untrusted",
+    )
+    command.add_argument(
+        "--shrink-guard",
+        type=share,
+        metavar="SHARE",
+        help="with --changes: a sitemap or source listing fewer than SHARE of the URLs of its "
+        "last complete read holds its removals back until a later run sees the same; "
+        "0 or off: no guard (0.5)",
     )
 
 
@@ -60,41 +183,44 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         help="strict: the sitemaps.org location rule plus robots.txt vouching (default); "
         "host: same host only; off: keep everything",
     )
-    command.add_argument("--max-depth", type=_natural, metavar="N", help="nested index depth (10)")
+    command.add_argument("--max-depth", type=natural, metavar="N", help="nested index depth (10)")
     command.add_argument(
-        "--concurrency", type=_positive, metavar="N", help="requests in flight, all hosts (16)"
+        "--concurrency", type=positive, metavar="N", help="requests in flight, all hosts (16)"
     )
     command.add_argument(
-        "--per-host", type=_positive, metavar="N", help="requests in flight to one host (4)"
+        "--per-host", type=positive, metavar="N", help="requests in flight to one host (4)"
     )
     command.add_argument(
-        "--timeout", type=_seconds, metavar="SECONDS", help="per request, body included (300)"
+        "--timeout",
+        type=positive_duration,
+        metavar="DURATION",
+        help=f"per request, body included: {DURATIONS} (300)",
     )
     budgets = command.add_argument_group(
         "budgets of the run", "reaching one stops new work; what was read is kept"
     )
     budgets.add_argument(
         "--deadline",
-        type=_deadline,
-        default=_KEEP,
-        metavar="SECONDS",
-        help="the whole run; 'none' for no bound (3600)",
+        type=deadline,
+        default=KEEP,
+        metavar="DURATION",
+        help=f"the whole run: {DURATIONS}; none for no bound (1h)",
     )
     budgets.add_argument(
-        "--max-sitemaps", type=_positive, metavar="N", help="documents in all (100,000)"
+        "--max-sitemaps", type=positive, metavar="N", help="documents in all (100,000)"
     )
     budgets.add_argument(
         "--max-sitemaps-per-site",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="documents per source (20,000)",
     )
     budgets.add_argument(
-        "--max-entries", type=_positive, metavar="N", help="URLs in all (100,000,000)"
+        "--max-entries", type=positive, metavar="N", help="URLs in all (100,000,000)"
     )
     budgets.add_argument(
         "--max-total-bytes",
-        type=_size_arg,
+        type=size,
         metavar="SIZE",
         help="body bytes in all: 500M, 20G (16G)",
     )
@@ -113,7 +239,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--resolve-relative",
         action="store_true",
-        help="resolve relative <loc> values against the sitemap URL instead of dropping them",
+        help="resolve relative <loc> values against the sitemap URL (a local file's: "
+        "--base-url) instead of dropping them",
     )
     command.add_argument(
         "--workers",
@@ -126,79 +253,11 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--no-progress", action="store_true", help="no progress display")
 
 
-# -- value types ---------------------------------------------------------------------------------
-
-
-def _natural(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
-    return value
-
-
-_KEEP: Any = object()  # an option left out: the config's default stands
-
-
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
         cores = available_cores()
         return cores if cores > 1 else 0
-    return _natural(text)
-
-
-def _deadline(text: str) -> float | None:
-    return None if text.strip().lower() == "none" else _seconds(text)
-
-
-_SIZES = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
-
-
-def _size_arg(text: str) -> int:
-    """Bytes, from '1000000', '500k', '500M' or '20G' (powers of 1024)."""
-    number, unit = (text[:-1], text[-1].lower()) if text[-1:].isalpha() else (text, "")
-    try:
-        value = int(float(number) * _SIZES[unit])
-    except (KeyError, ValueError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size (try 500M or 20G)") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive size")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return value
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
-
-
-def _duration(text: str) -> float:
-    """Seconds, from '3600', '90s', '30m', '12h', '7d' or '2w'."""
-    number, unit = (text[:-1], text[-1].lower()) if text[-1:].isalpha() else (text, "s")
-    try:
-        value = float(number) * _UNITS[unit]
-    except (KeyError, ValueError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try 12h or 7d)") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return value
-
-
-def date(text: str) -> datetime:
-    value = sr.parse_datetime(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date (try 2024-05-01)")
-    return value
+    return natural(text)
 
 
 # -- what the options give -----------------------------------------------------------------------
@@ -220,7 +279,7 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
     timeouts = base.timeouts
     if args.timeout is not None:
         timeouts = dataclasses.replace(timeouts, request=args.timeout)
-    if args.deadline is not _KEEP:
+    if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     settings: dict[str, Any] = {
         "limits": limits,
@@ -235,16 +294,20 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
         settings["workers"] = args.workers
     if args.no_probe:
         settings["well_known_paths"] = ()
+    if args.base_url is not None:
+        settings["base_url"] = args.base_url
     incremental = base.incremental
     if args.max_age is not None:
         incremental = dataclasses.replace(incremental, max_age=args.max_age)
+    if args.trust_lastmod is not None:
+        incremental = dataclasses.replace(incremental, trust_lastmod=args.trust_lastmod)
+    if args.shrink_guard is not None:
+        incremental = dataclasses.replace(incremental, shrink_guard=args.shrink_guard)
     settings["incremental"] = dataclasses.replace(incremental, read_all=args.all, changes=changes)
-    if args.state is None and (args.all or args.max_age is not None or changes):
-        raise UsageError("--all, --max-age and --changes need --state")
-    if isinstance(args.state, str) and is_url(args.state):
+    tuned = args.trust_lastmod is not None or args.shrink_guard is not None
+    if args.state is None and (args.all or args.max_age is not None or changes or tuned):
         raise UsageError(
-            f"--state takes a file, not {args.state!r}: write --state=FILE, or put a bare "
-            "--state after the sources"
+            "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
         )
     return dataclasses.replace(base, **settings)
 

@@ -5,47 +5,76 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from typing import IO
 
 import sitemap_reader as sr
 
-from . import _options
-from ._console import READ, Console, Tally
+from .._core._util import plural
+from . import _options, _output
+from ._console import READ, Console, Tally, reasons
 from ._run import run_walk
 
 
 def register(commands: _options.Commands) -> None:
-    tree = commands.add_parser(
+    tree = _options.add_command(
+        commands,
         "tree",
+        run,
         help="print the sitemap hierarchy with counts, lastmod, status and problems",
+        description="Read the sources as dump does, then print their sitemap hierarchy: "
+        "one line per document (robots.txt, index, sitemap) with its format, URL or child "
+        "counts, URLs dropped, lastmod and status, and its problems below it; with "
+        "--changes, how many of its URLs are new, modified or removed.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
-    tree.add_argument("sources", nargs="+", metavar="SOURCE")
+    _options.add_sources(tree)
     _options.add_reading_options(tree)
     _options.add_state_options(tree)
-    tree.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = _options.config(args)
-    console = Console(args.quiet, args.no_progress)
+    args.sources = _options.sources(args)
+    config = _options.config(args, changes=args.changes)
+    console = Console(args.quiet, args.no_progress, feed=args.changes)
     reports: list[sr.SitemapVisited] = []
+    # --changes: per sitemap (as the feed names it), how many URLs changed, by kind.
+    changed: dict[str, Counter[str]] = {}
+    problems: list[sr.Problem] = []
 
     def handle(batch: list[sr.Event], tally: Tally) -> None:
         for event in batch:
             if type(event) is sr.SitemapVisited:
                 reports.append(event)
                 tally.visited(event)
+            elif type(event) is sr.EntryChange:
+                changed.setdefault(event.sitemap, Counter())[event.change.value] += 1
+                tally.written += 1
+            elif type(event) is sr.Problem:
+                problems.append(event)  # drawn in the tree, counted in the summary
+                console.problems += 1
 
     tally = run_walk(args, config, console, handle)
-    print_tree(reports, sys.stdout)
-    sys.stdout.flush()  # the tree before the summary, when both go to one terminal
-    if tally.progress is not None:
+    with _output.stdout_writing():
+        print_tree(reports, sys.stdout, problems, changed if args.changes else None)
+        sys.stdout.flush()  # the tree before the summary, when both go to one terminal
+    if tally.progress is not None and not args.changes:
         tally.written = tally.progress.entries  # the URLs the tree counted (none written)
     console.summary(tally)
     return tally.exit_status
 
 
-def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
+def print_tree(
+    reports: list[sr.SitemapVisited],
+    out: IO[str],
+    problems: Sequence[sr.Problem] = (),
+    changed: dict[str, Counter[str]] | None = None,
+) -> None:
+    """Draw ``reports`` as a tree: roots in the order given, each document's children in
+    the order it names them (``SitemapVisited.order``), whatever order they finished in.
+    ``problems`` no document's report holds (a site with no sitemap) come last; with
+    ``changed`` (--changes), each sitemap's change counts."""
     children: dict[str, list[sr.SitemapVisited]] = {}
     keys = set()
     for report in reports:
@@ -53,7 +82,7 @@ def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
         if report.final_url:
             keys.add(report.final_url)
     roots = []
-    for report in reports:
+    for report in sorted(reports, key=lambda r: r.order):  # stable: ties keep arrival order
         if report.source and report.source in keys:
             children.setdefault(report.source, []).append(report)
         else:
@@ -61,18 +90,36 @@ def print_tree(reports: list[sr.SitemapVisited], out: IO[str]) -> None:
 
     def show(report: sr.SitemapVisited, prefix: str, last: bool, top: bool) -> None:
         branch = "" if top else ("└── " if last else "├── ")
-        out.write(f"{prefix}{branch}{_describe(report)}\n")
+        line = _describe(report)
+        if changed is not None and report.format not in (None, sr.Format.ROBOTS):
+            counts = changed.get(report.final_url or report.url) or Counter()
+            line += "  " + ", ".join(f"{counts[k]:,} {k}" for k in ("new", "modified", "removed"))
+        out.write(f"{prefix}{branch}{line}\n")
         inner = prefix + ("" if top else ("    " if last else "│   "))
         for problem in report.problems:
-            out.write(f"{inner}  ! {problem.kind}: {problem.message}\n")
+            out.write(f"{inner}  ! {_problem(problem, report)}\n")
+        if report.lastmods is not None and report.lastmods.reasons:
+            out.write(f"{inner}  ~ lastmods {report.lastmods}\n")
         kids = children.get(report.final_url or report.url, [])
         if report.final_url and report.final_url != report.url:
-            kids = kids + children.get(report.url, [])
+            kids = sorted(kids + children.get(report.url, []), key=lambda r: r.order)
         for i, kid in enumerate(kids):
             show(kid, inner, i == len(kids) - 1, False)
 
     for root in roots:
         show(root, "", True, True)
+    drawn = {problem for report in reports for problem in report.problems}
+    for problem in problems:
+        if problem not in drawn:
+            out.write(f"! {_problem(problem, None)}\n")
+
+
+def _problem(problem: sr.Problem, report: sr.SitemapVisited | None) -> str:
+    """``kind: message``, with the URL when it is not the document's own (an index's child
+    not read, a redirect's target)."""
+    if report is not None and problem.url in (report.url, report.final_url):
+        return f"{problem.kind}: {problem.message}"
+    return f"{problem.kind}: {problem.url}: {problem.message}"
 
 
 def _describe(report: sr.SitemapVisited) -> str:
@@ -82,13 +129,15 @@ def _describe(report: sr.SitemapVisited) -> str:
     if report.format is not None:
         parts.append(str(report.format))
     if report.format in (sr.Format.SITEMAPINDEX, sr.Format.ROBOTS):
-        parts.append(f"{report.children:,} sitemaps")
+        parts.append(plural(report.children, "sitemap"))
     elif report.status in READ:
-        parts.append(f"{report.entries:,} URLs")
+        parts.append(plural(report.entries, "URL"))
     dropped = sum(n for _, n in report.dropped)
     if dropped:
-        parts.append(f"{dropped:,} dropped")
+        parts.append(f"{dropped:,} dropped ({reasons(report.dropped)})")
     if report.lastmod is not None:
         parts.append(f"lastmod {report.lastmod.date().isoformat()}")
     parts.append(f"[{report.status}]")
+    if report.lastmods is not None:
+        parts.append(f"lastmods {report.lastmods.verdict}")
     return "  ".join(parts)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from encodings import normalize_encoding
 from typing import Literal
 
+from .._models import ProblemKind
 from ._doc import Document
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -176,7 +177,7 @@ class Decoding:
     read as UTF-8.
     """
 
-    __slots__ = ("_decoder", "_doc", "_head", "_hint", "_raw", "_strict", "settled")
+    __slots__ = ("_decoder", "_doc", "_head", "_hint", "_raw", "_strict", "codec", "settled")
 
     def __init__(self, doc: Document, content_type: str | None = None) -> None:
         self._doc = doc
@@ -186,6 +187,7 @@ class Decoding:
         self._head: str | None = ""  # decoded text held until its declaration is judged
         self._strict = True  # XML (a fault is the parser's to report), not a text sitemap
         self.settled = False
+        self.codec: str | None = None  # the codec decoding the document; None: UTF-8
 
     def feed(self, data: bytes) -> bytes:
         if self._decoder is not None:
@@ -217,6 +219,7 @@ class Decoding:
     def _start(self, plan: _Plan, head: bytes) -> bytes:
         self._raw = bytearray()
         if plan.codec is not None and not self._doc.ended:
+            self.codec = plan.codec
             self._decoder = codecs.getincrementaldecoder(plan.codec)(_ESCAPE)
             return self._decode(head, final=False)
         self.settled = True
@@ -258,7 +261,7 @@ class Decoding:
             return _Plan(None, None if label.lower() == "utf-8" else blank)
         if codec is None:
             self._doc.fail(
-                "unknown-encoding",
+                ProblemKind.UNKNOWN_ENCODING,
                 f"the document declares the encoding {label!r}, which no codec here "
                 "reads; it was not read",
             )
@@ -278,7 +281,7 @@ class Decoding:
         codec = codec_for(hint)
         if codec is None:
             self._doc.report(
-                "unknown-encoding",
+                ProblemKind.UNKNOWN_ENCODING,
                 f"the Content-Type names the charset {hint!r}, which no codec here reads; "
                 "read as UTF-8",
             )

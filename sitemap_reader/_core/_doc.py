@@ -8,21 +8,21 @@ broken generator must not bury its records under 50,000 Problems.
 from __future__ import annotations
 
 from .._config import Limits
-from .._models import Entry, Event, Problem, SitemapRef
+from .._models import Entry, Event, Problem, ProblemKind, SitemapRef
 from ._util import has_scheme, is_http_url, is_reference, resolve, shorten
 
 # kind -> the words a tally message uses for it
 _TALLY_WORDS = {
-    "invalid-loc": "values that are not an absolute http(s) URL were dropped",
-    "relative-loc": "relative URLs were dropped (the protocol wants absolute ones)",
-    "relative-loc-resolved": "relative URLs were resolved against the document's URL",
-    "loc-too-long": "URLs longer than the limit were dropped",
-    "missing-loc": "entries without a <loc> were dropped",
-    "invalid-lastmod": "lastmod values were not dates and were left out",
-    "invalid-changefreq": "changefreq values were not one of the protocol's and were left out",
-    "invalid-priority": "priority values were not numbers from 0.0 to 1.0 and were left out",
-    "encoding": "lines were not UTF-8; their other bytes were percent-encoded",
-    "invalid-extension": "extension values were malformed and were left out",
+    ProblemKind.INVALID_LOC: "values that are not an absolute http(s) URL were dropped",
+    ProblemKind.RELATIVE_LOC: "relative URLs were dropped (the protocol wants absolute ones)",
+    ProblemKind.RELATIVE_LOC_RESOLVED: "relative URLs were resolved against the document's URL",
+    ProblemKind.LOC_TOO_LONG: "URLs longer than the limit were dropped",
+    ProblemKind.MISSING_LOC: "entries without a <loc> were dropped",
+    ProblemKind.INVALID_LASTMOD: "lastmod values were not dates and were left out",
+    ProblemKind.INVALID_CHANGEFREQ: "changefreq values were not one of the protocol's and were left out",
+    ProblemKind.INVALID_PRIORITY: "priority values were not numbers from 0.0 to 1.0 and were left out",
+    ProblemKind.ENCODING: "lines were not UTF-8; their other bytes were percent-encoded",
+    ProblemKind.INVALID_EXTENSION: "extension values were malformed and were left out",
 }
 
 
@@ -46,13 +46,13 @@ class Document:
         self.limits = limits
         self.resolve_relative = resolve_relative
         self.out: list[Event] = []
-        self.tally: dict[str, list[object]] = {}  # kind -> [count, first example]
+        self.tally: dict[ProblemKind, list[object]] = {}  # kind -> [count, first example]
         self.entries = 0
         self.refs = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
 
-    def note(self, kind: str, example: str) -> None:
+    def note(self, kind: ProblemKind, example: str) -> None:
         """Count one tolerated fault; the first example is kept for the message."""
         slot = self.tally.get(kind)
         if slot is None:
@@ -60,11 +60,11 @@ class Document:
         else:
             slot[0] += 1  # type: ignore[operator]
 
-    def report(self, kind: str, message: str) -> None:
+    def report(self, kind: ProblemKind, message: str) -> None:
         """A tolerated, document-level fault reported once (a wrong namespace, say)."""
         self.out.append(Problem(kind, self.url, message))
 
-    def fail(self, kind: str, message: str) -> None:
+    def fail(self, kind: ProblemKind, message: str) -> None:
         """End the document: what was emitted stands, nothing after this is read."""
         if self.ended:
             return
@@ -88,7 +88,7 @@ class Document:
         ):
             return raw
         if len(raw) > self.limits.max_loc_length:
-            self.note("loc-too-long", f"{len(raw)} characters: {shorten(raw, 60)}")
+            self.note(ProblemKind.LOC_TOO_LONG, f"{len(raw)} characters: {shorten(raw, 60)}")
             return None
         if is_http_url(raw):
             return raw
@@ -99,21 +99,25 @@ class Document:
         if is_http_url(raw):
             return raw
         if not raw:
-            self.note("missing-loc", "an empty <loc>")
+            self.note(ProblemKind.MISSING_LOC, "an empty <loc>")
             return None
         if (has_scheme(raw) and not raw.startswith("//")) or not is_reference(raw):
-            self.note("invalid-loc", shorten(raw))
+            self.note(ProblemKind.INVALID_LOC, shorten(raw))
             return None
         if self.resolve_relative and is_http_url(self.url):
             resolved = resolve(self.url, raw)
             if resolved is not None and len(resolved) > self.limits.max_loc_length:
                 # Resolving adds the base and percent-encodes: judge the URL it gives.
-                self.note("loc-too-long", f"{len(resolved)} characters: {shorten(resolved, 60)}")
+                self.note(
+                    ProblemKind.LOC_TOO_LONG, f"{len(resolved)} characters: {shorten(resolved, 60)}"
+                )
                 return None
             if resolved is not None:
-                self.note("relative-loc-resolved", f"{shorten(raw)} -> {shorten(resolved)}")
+                self.note(
+                    ProblemKind.RELATIVE_LOC_RESOLVED, f"{shorten(raw)} -> {shorten(resolved)}"
+                )
                 return resolved
-        self.note("relative-loc", shorten(raw))
+        self.note(ProblemKind.RELATIVE_LOC, shorten(raw))
         return None
 
     def count_entry(self) -> bool:
@@ -123,12 +127,12 @@ class Document:
             if self.limits.cut_at_max_urls:
                 self.entries -= 1
                 self.fail(
-                    "too-many-urls",
+                    ProblemKind.TOO_MANY_URLS,
                     f"more than {self.limits.max_urls:,} entries: the document was cut there",
                 )
                 return False
             if self.entries == self.limits.max_urls + 1:
-                self.note("too-many-urls", "")
+                self.note(ProblemKind.TOO_MANY_URLS, "")
         return True
 
     def emit(self, event: Entry | SitemapRef) -> None:
@@ -138,7 +142,7 @@ class Document:
         """Report the tally, then the fatal problem if any (it stays the last event)."""
         self.ended = True
         for kind, (count, example) in self.tally.items():
-            if kind == "too-many-urls":
+            if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
                 message = (
                     f"{self.entries:,} entries, {excess:,} more than the limit of "

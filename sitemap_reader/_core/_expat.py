@@ -21,6 +21,7 @@ from typing import Any
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
+from .._models import ProblemKind
 from ._doc import Document
 
 # Expat's errors at the end of input that mean "the document stops early".
@@ -106,11 +107,20 @@ class ExpatDriver:
             limit = self._doc.limits.max_token_bytes
             if held > limit and self.bound_tokens:
                 self._doc.fail(
-                    "token-too-large",
+                    ProblemKind.TOKEN_TOO_LARGE,
                     f"an unfinished comment, tag or declaration over {limit:,} bytes "
                     f"at line {parser.CurrentLineNumber}",
                 )
                 raise Stop
+
+    @property
+    def taken(self) -> int:
+        """Bytes given to ``parse`` so far (expat's offset, once it read what waits)."""
+        return self._fed + len(self._backlog)
+
+    def read_up_to(self, offset: int) -> bool:
+        """True when expat has read exactly the first ``offset`` bytes it was given."""
+        return not self._backlog and self._fed == offset
 
     def take_backlog(self) -> bytes:
         """The input held back from expat (see ``parse``), to be read now: the document

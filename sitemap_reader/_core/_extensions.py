@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple
 
-from .._models import Alternate, Image, News, Video
+from .._models import Alternate, Image, News, ProblemKind, Video
 from ._dates import parse_datetime
 from ._doc import Document
 from ._util import shorten
@@ -58,7 +58,7 @@ def _date(raw: str | None, doc: Document) -> Value:
         return None
     value = parse_datetime(raw)
     if value is None:
-        doc.note("invalid-extension", f"date {shorten(raw)}")
+        doc.note(ProblemKind.INVALID_EXTENSION, f"date {shorten(raw)}")
     return value
 
 
@@ -69,7 +69,7 @@ def _number(kind: type[int | float]) -> Convert:
         try:
             value = kind(raw)
         except ValueError:
-            doc.note("invalid-extension", f"number {shorten(raw)}")
+            doc.note(ProblemKind.INVALID_EXTENSION, f"number {shorten(raw)}")
             return None
         return value if value >= 0 else None  # NaN fails the comparison: no value
 
@@ -84,7 +84,7 @@ def _flag(raw: str | None, doc: Document) -> bool | None:
         return None
     value = _YES.get(raw.lower())
     if value is None:
-        doc.note("invalid-extension", f"yes/no value {shorten(raw)}")
+        doc.note(ProblemKind.INVALID_EXTENSION, f"yes/no value {shorten(raw)}")
     return value
 
 
@@ -121,7 +121,7 @@ def _image(sub: dict[str, Any], doc: Document) -> Image | None:
     # Built by hand: a quarter of the entries of a large WordPress sitemap carry images.
     loc = sub.get("loc")
     if not loc:
-        doc.note("invalid-extension", "an <image:image> without <image:loc>")
+        doc.note(ProblemKind.INVALID_EXTENSION, "an <image:image> without <image:loc>")
         return None
     return Image(
         loc,
@@ -170,10 +170,19 @@ CONTAINERS: dict[tuple[int, str], Container] = {
 
 def alternate(attrs: dict[str, str], doc: Document) -> Alternate | None:
     """The ``<xhtml:link>`` of these attributes, or None unless it is a usable alternate."""
-    href = (attrs.get("href") or "").strip()
-    if (attrs.get("rel") or "").strip().lower() != "alternate" or not href:
+    if (attrs.get("rel") or "").strip().lower() != "alternate":
+        return None
+    return alternate_of(attrs.get("hreflang"), attrs.get("href"), attrs.get("media"), doc)
+
+
+def alternate_of(
+    hreflang: str | None, href: str | None, media: str | None, doc: Document
+) -> Alternate | None:
+    """The alternate (rel="alternate") of these attribute values, or None if unusable."""
+    href = (href or "").strip()
+    if not href:
         return None
     loc = doc.check_loc(href)
     if loc is None:
         return None
-    return Alternate((attrs.get("hreflang") or "").strip() or None, loc, attrs.get("media") or None)
+    return Alternate((hreflang or "").strip() or None, loc, media or None)

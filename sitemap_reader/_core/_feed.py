@@ -21,7 +21,7 @@ from typing import Any
 
 import feedparser
 
-from .._models import Entry, Format
+from .._models import Entry, Format, ProblemKind
 from ._dates import parse_datetime
 from ._doc import Document
 from ._expat import MAX_ELEMENT_DEPTH, TooDeep
@@ -93,7 +93,7 @@ def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:
     if b"<!ENTITY" in data:
         # The expat pass refuses declarations, but a feed read leniently (after junk before
         # its root) never went through it; feedparser must not expand them either.
-        doc.fail("unsafe-xml", "the feed declares entities; it was not read")
+        doc.fail(ProblemKind.UNSAFE_XML, "the feed declares entities; it was not read")
         return
     try:
         with warnings.catch_warnings():
@@ -103,16 +103,19 @@ def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:
             )
     except Exception as exc:  # noqa: BLE001 -- a third party's fault must not escape for content
         # e.g. UnicodeDecodeError for a declared encoding name that is not UTF-8 itself.
-        doc.fail("not-well-formed", f"the feed could not be read: {exc!r}")
+        doc.fail(ProblemKind.NOT_WELL_FORMED, f"the feed could not be read: {exc!r}")
         return
     if parsed.get("bozo") and not parsed.entries:
-        doc.fail("not-well-formed", f"the feed could not be read: {parsed.get('bozo_exception')}")
+        doc.fail(
+            ProblemKind.NOT_WELL_FORMED,
+            f"the feed could not be read: {parsed.get('bozo_exception')}",
+        )
         return
     prefer_updated = fmt is Format.ATOM
     for item in parsed.entries:
         raw = _link(item)
         if raw is None:
-            doc.note("missing-loc", "a feed item without a link")
+            doc.note(ProblemKind.MISSING_LOC, "a feed item without a link")
             continue
         loc = doc.check_loc(raw.strip())
         if loc is None:
@@ -159,6 +162,6 @@ def _date(item: Any, prefer_updated: bool, doc: Document) -> datetime | None:
                 except (ValueError, OverflowError, OSError):
                     value = None  # feedparser parsed a date no datetime holds (year -1)
         if value is None:
-            doc.note("invalid-lastmod", repr(str(raw)[:80]))
+            doc.note(ProblemKind.INVALID_LASTMOD, repr(str(raw)[:80]))
         return value
     return None

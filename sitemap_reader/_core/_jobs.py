@@ -15,6 +15,7 @@ from datetime import datetime
 from yarl import URL
 
 from .._config import ScopePolicy
+from .._models import ProblemKind
 from ._scope import Scope
 
 
@@ -40,7 +41,8 @@ class Job:
     ancestors: tuple[str, ...] = ()  # keys of the indexes above it
     lastmod: datetime | None = None  # what its index said
     parent_scope: Scope | None = None  # the index's scope, to judge a redirected child
-    refused: str = ""  # a source beyond a sitemap budget: reported, not read
+    refused: ProblemKind | None = None  # a source beyond a sitemap budget: reported, not read
+    order: int = 0  # when it was named in the run (SitemapVisited.order), set by the frontier
 
     @property
     def key(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Container
 from dataclasses import dataclass
 
-from .._models import Problem, SitemapRef, Status
+from .._models import Problem, ProblemKind, SitemapRef, Status
 from ._jobs import Job, normalise
 from ._scope import Scope
 
@@ -31,20 +31,22 @@ def judge_child(
     else the Problem saying why not."""
     if depth > max_depth:
         return Problem(
-            "too-deep",
+            ProblemKind.TOO_DEEP,
             ref.loc,
             f"not read: nested deeper than {max_depth} indexes (named by {ref.source})",
         )
     why = scope.check_child(ref.loc)
     if why is not None:
         return Problem(
-            "out-of-scope",
+            ProblemKind.OUT_OF_SCOPE,
             ref.loc,
             f"not read: an index at {ref.source} may not name a sitemap there ({why})",
         )
     if normalise(ref.loc) in lineage:
         return Problem(
-            "cycle", ref.loc, f"not read again: {ref.source} names its own ancestor (a cycle)"
+            ProblemKind.CYCLE,
+            ref.loc,
+            f"not read again: {ref.source} names its own ancestor (a cycle)",
         )
     return None
 
@@ -54,13 +56,13 @@ def judge_hop(job: Job, target: str, key: str, seen: Container[str]) -> Refusal 
     holds the keys of the documents the run has taken on."""
     if key in job.ancestors:
         return _refusal(
-            job, Status.CYCLE, "cycle", f"redirects to {target}, one of its own indexes"
+            job, Status.CYCLE, ProblemKind.CYCLE, f"redirects to {target}, one of its own indexes"
         )
     if key in seen:
         return _refusal(
             job,
             Status.DUPLICATE,
-            "duplicate",
+            ProblemKind.DUPLICATE,
             f"redirects to {target}, which this run reads already",
         )
     return None
@@ -78,9 +80,12 @@ def judge_landing(job: Job, final_url: str) -> Refusal | None:
     if why is None:
         return None
     return _refusal(
-        job, Status.SKIPPED, "out-of-scope", f"redirected to {final_url}, out of scope ({why})"
+        job,
+        Status.SKIPPED,
+        ProblemKind.OUT_OF_SCOPE,
+        f"redirected to {final_url}, out of scope ({why})",
     )
 
 
-def _refusal(job: Job, status: Status, kind: str, message: str) -> Refusal:
+def _refusal(job: Job, status: Status, kind: ProblemKind, message: str) -> Refusal:
     return Refusal(status, Problem(kind, job.url, f"not read: {message}"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .._config import DEFAULT_LIMITS, Limits
-from .._models import Event, Format
+from .._models import Event, Format, ProblemKind
 from ._charset import Decoding
 from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
@@ -73,6 +73,7 @@ class SitemapParser:
         self._finished = False
         self.bytes_in = 0  # bytes fed, as they came
         self.bytes_read = 0  # bytes of the document itself (decompressed)
+        self.encoding: str | None = None  # the codec it was decoded with; None: UTF-8
 
     # -- public ------------------------------------------------------------------------
 
@@ -146,21 +147,29 @@ class SitemapParser:
                 self._plain(head)
             if self._gunzip is not None and not self._gunzip.complete and not doc.ended:
                 self._end_handler(cut=False)
-                doc.fail(
-                    "truncated",
-                    "the gzip stream ends before its end; the entries before the cut were kept",
-                )
+                if self.bytes_read:
+                    doc.fail(
+                        ProblemKind.TRUNCATED,
+                        "the gzip stream ends before its end; the entries before the cut were kept",
+                    )
+                else:  # zlib still waits for the end of a header that a flag made endless
+                    doc.fail(
+                        ProblemKind.GZIP_ERROR,
+                        f"the gzip header is corrupt or cut: nothing could be inflated from "
+                        f"its {self.bytes_in:,} bytes",
+                    )
             elif not doc.ended:
                 decoding, self._decoding = self._decoding, None
                 if decoding is not None:
                     tail = decoding.close()  # what it held (an unknown encoding ends here)
+                    self.encoding = decoding.codec
                     if not doc.ended:
                         self._deliver(tail)
             if not doc.ended:
                 if self._handler is None and self._head:
                     self._route(self._head)  # only white space arrived: route it to text
                 if self._handler is None:
-                    doc.fail("empty", "the document is empty")
+                    doc.fail(ProblemKind.EMPTY, "the document is empty")
                 else:
                     self._end_handler(cut=False)
         return self._take()
@@ -177,7 +186,7 @@ class SitemapParser:
         except CodingError as exc:
             self._end_handler(cut=True)
             self._doc.fail(
-                "gzip-error",
+                ProblemKind.GZIP_ERROR,
                 f"the gzip stream is corrupt ({exc}) after {self.bytes_read:,} bytes; "
                 "the entries before it were kept",
             )
@@ -192,6 +201,7 @@ class SitemapParser:
         decoding = self._decoding
         if decoding is not None:
             data = decoding.feed(data)
+            self.encoding = decoding.codec
             if decoding.settled:
                 self._decoding = None  # UTF-8 from here on: nothing to do per chunk
         if not self._doc.ended:
@@ -199,7 +209,7 @@ class SitemapParser:
         if cut and not self._doc.ended:
             self._end_handler(cut=True)
             self._doc.fail(
-                "too-large",
+                ProblemKind.TOO_LARGE,
                 f"the document is over {limit:,} bytes (decompressed); read up to there and cut",
             )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._models import Alternate, ChangeFreq, Entry, Image, News, SitemapRef, Video
+from .._models import Alternate, ChangeFreq, Entry, Image, News, ProblemKind, SitemapRef, Video
 from ._dates import parse_datetime
 from ._doc import Document
 from ._util import shorten
@@ -42,17 +42,17 @@ def emit_entry(
     if lastmod_raw:
         lastmod = parse_datetime(lastmod_raw)
         if lastmod is None:
-            doc.note("invalid-lastmod", shorten(lastmod_raw))
+            doc.note(ProblemKind.INVALID_LASTMOD, shorten(lastmod_raw))
     if changefreq_raw:
         changefreq = _CHANGEFREQ.get(changefreq_raw) or _CHANGEFREQ.get(changefreq_raw.lower())
         if changefreq is None:
-            doc.note("invalid-changefreq", shorten(changefreq_raw))
+            doc.note(ProblemKind.INVALID_CHANGEFREQ, shorten(changefreq_raw))
     if priority_raw:
         priority = _PRIORITIES.get(priority_raw)
         if priority is None:
             priority = _priority(priority_raw)
             if priority is None:
-                doc.note("invalid-priority", shorten(priority_raw))
+                doc.note(ProblemKind.INVALID_PRIORITY, shorten(priority_raw))
     if images or videos or news or alternates:
         doc.out.append(
             Entry(
@@ -83,7 +83,7 @@ def emit_ref(doc: Document, loc_raw: str, lastmod_raw: str | None) -> bool:
     if lastmod_raw:
         lastmod = parse_datetime(lastmod_raw)
         if lastmod is None:
-            doc.note("invalid-lastmod", shorten(lastmod_raw))
+            doc.note(ProblemKind.INVALID_LASTMOD, shorten(lastmod_raw))
     doc.refs += 1
     doc.out.append(SitemapRef(loc, lastmod, doc.url))
     return True

@@ -11,13 +11,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._models import Problem, SitemapRef
+from .._models import Problem, ProblemKind, SitemapRef
 from ._util import has_scheme, is_http_url, resolve, shorten
 
 _DIRECTIVE = re.compile(
     r"[ \t]*(?:sitemap|sitemaps|site-map|site_map|site map)[ \t]*:(.*)", re.IGNORECASE
 )
 _COMMENT = re.compile(r"[ \t]#")
+# The first line that says something, in a file that is a robots.txt (RFC 9309 section 2.2).
+_ROBOTS_LINE = re.compile(
+    rb"[ \t]*(?:user-agent|disallow|allow|crawl-delay|host|sitemaps?|site-map)[ \t]*:",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +31,16 @@ class RobotsSitemaps:
 
     refs: tuple[SitemapRef, ...]
     problems: tuple[Problem, ...]
+
+
+def looks_like_robots(head: bytes) -> bool:
+    """True when the first line of ``head`` that is neither blank nor a comment is a robots.txt
+    directive (``User-agent:``, ``Sitemap:``, ...): a local file shaped so is a robots.txt."""
+    for line in head.removeprefix(b"\xef\xbb\xbf").splitlines():
+        line = line.strip()
+        if line and not line.startswith(b"#"):
+            return _ROBOTS_LINE.match(line) is not None
+    return False
 
 
 def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
@@ -51,7 +66,7 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
                 if url is not None:
                     problems.append(
                         Problem(
-                            "relative-loc-resolved",
+                            ProblemKind.RELATIVE_LOC_RESOLVED,
                             robots_url,
                             f"line {number}: the relative Sitemap value {shorten(value)} "
                             f"was resolved to {url}",
@@ -60,7 +75,7 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
             if url is None:
                 problems.append(
                     Problem(
-                        "invalid-loc",
+                        ProblemKind.INVALID_LOC,
                         robots_url,
                         f"line {number}: the Sitemap value {shorten(value)} is not an "
                         "http(s) URL and was skipped",

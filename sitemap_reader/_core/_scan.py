@@ -1,13 +1,15 @@
-"""The fast path: a scanner for the plain XML sitemaps that nearly every site serves.
+"""The fast path: a scanner for the XML sitemaps sites serve, expat reading only what it must.
 
 After expat has read the prolog and the root start tag, the scanner matches whole
-``<url>`` (or index ``<sitemap>``) blocks of the common, simple shape with one regular
-expression each, and hands the values to the same record functions as the exact path.
-At the first block it cannot take as it is (CDATA, comments, attributes, other elements or
-order, character references, a stray ``&``, CR inside a value, invalid UTF-8, a block over
-the size bound, the end of the root), it hands every remaining byte to expat, preceded by
-white space with the line breaks and the column of what it consumed, so that expat reports
-errors at the same line and column it would have reached by itself.
+``<url>`` (or index ``<sitemap>``) blocks: the plain shape with one regular expression,
+richer ones (alternates, image titles, CDATA, references, video, news: see ``._blocks``)
+with a few more, and hands the values to the same record functions as the exact path.
+A block it cannot take as it is (a comment, another namespace, a value over the size
+bound...) is expat's: expat reads it, preceded by white space with the line breaks and the
+column of what the scanner consumed since expat last read, so that it reports errors at
+the line and column it would have reached by itself, up to the end tag after which its
+state machine says the record closed; the scanner goes on from there. Invalid UTF-8 or
+the end of the input hands every remaining byte to expat.
 
 The exact path is its reference: a differential test feeds both the same documents, split
 at random, and asserts identical events.
@@ -16,9 +18,12 @@ at random, and asserts identical events.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .._models import Image
+from ._blocks import BlockReader, prefixes
 from ._doc import Document
+from ._extensions import IMAGE
 from ._records import emit_entry, emit_ref
 
 _W = r"[ \t\r\n]*"
@@ -86,23 +91,23 @@ PROLOG = re.compile(
     rb"[ \t\r\n]*>"
 )
 _ENCODING = re.compile(rb"encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z0-9._\-]+)[\"']")
-_IMAGE_NS_DECL = re.compile(
-    rb"xmlns:image[ \t\r\n]*=[ \t\r\n]*([\"'])http://www\.google\.com/schemas/sitemap-image/1\.1\1"
-)
 BLOCK_MAX = 65_536  # a longer block is left to expat
+# After this many blocks left to expat, if they are half of all, expat reads the rest alone.
+_ODD_BLOCKS = 64
 
 
-def eligible(match: re.Match[bytes]) -> tuple[bool, bool]:
-    """(scanner may run, image blocks may be taken) for a document whose prolog matched."""
+def eligible(match: re.Match[bytes]) -> dict[str, int] | None:
+    """For a document whose prolog matched: None when the scanner may not run, else the
+    element kind of each prefix the root declares."""
     root = match["root"]
     if root not in (b"urlset", b"sitemapindex"):
-        return False, False
+        return None
     decl = match["decl"]
     if decl:
         enc = _ENCODING.search(decl)
         if enc is not None and enc[1].lower() != b"utf-8":
-            return False, False
-    return True, _IMAGE_NS_DECL.search(match["attrs"]) is not None
+            return None
+    return prefixes(match["attrs"])
 
 
 def _unescape(value: str) -> str:
@@ -134,13 +139,21 @@ def _complete(raw: bytes) -> int:
 
 
 class Scanner:
-    """Consumes simple blocks; gives back the bytes expat must read from where it stops.
+    """Consumes the blocks it can read; expat reads the others, and what it must from where
+    the scanner stops for good (``feed`` and ``finish`` give those bytes back).
 
     The bytes are decoded once per chunk (strictly: invalid UTF-8 is expat's to report), so
-    the expressions run over text and values need no decoding of their own.
+    the expressions run over text and values need no decoding of their own. A block the
+    scanner cannot take goes to expat through ``read`` (bytes, and where they start in the
+    scanner's input when a filler stands for what it consumed since expat last read), up to
+    the end tag after which ``settled`` says expat closed the record: the scanner goes on
+    from there.
     """
 
     __slots__ = (
+        "_at",
+        "_block",
+        "_blocks",
         "_buf",
         "_col",
         "_doc",
@@ -149,28 +162,50 @@ class Scanner:
         "_index",
         "_limit",
         "_lines",
+        "_mark",
+        "_odd",
         "_parts",
         "_parts_len",
         "_pending",
         "_re",
+        "_read",
+        "_settled",
+        "_total",
     )
 
-    def __init__(self, doc: Document, *, index: bool, images: bool) -> None:
+    def __init__(
+        self,
+        doc: Document,
+        *,
+        index: bool,
+        kinds: dict[str, int],
+        read: Callable[[bytes, int | None], bool],
+        settled: Callable[[int], bool],
+    ) -> None:
         self._doc = doc
         self._index = index
-        self._images = images and not index
+        self._images = not index and kinds.get("image") == IMAGE
         self._re = _SITEMAP if index else _URL
         self._end = _SITEMAP_END if index else _URL_END
+        self._blocks = BlockReader(kinds, index=index)
+        self._read = read
+        self._settled = settled
         self._limit = min(BLOCK_MAX, doc.limits.max_token_bytes)  # in bytes, as expat counts
         self._buf = ""  # decoded, not yet consumed
         self._parts: list[str] = []  # decoded after _buf, not yet matched (see feed)
         self._parts_len = 0
         self._pending = b""  # the start of a character split across chunks
-        self._lines = 0  # line breaks consumed, as expat counts them
+        self._total = 0  # bytes fed
+        self._lines = 0  # line breaks consumed since expat last read, as expat counts them
         self._col = 0  # characters consumed since the last of them
+        self._block = False  # expat is reading a block the scanner did not take
+        self._odd = 0  # blocks expat read
+        self._mark = 0  # where in the chunk's text the consumed stretch not yet counted starts
+        self._at: tuple[int, int] | None = None  # (a place in that text, its input offset)
 
     def feed(self, data: bytes) -> bytes | None:
         """Take ``data``; None while the scanner goes on, else the bytes to give expat."""
+        self._total += len(data)
         raw = self._pending + data if self._pending else data
         cut = _complete(raw)
         try:
@@ -180,7 +215,7 @@ class Scanner:
         if "\ufffe" in text or "\uffff" in text:  # not XML characters: expat reports them
             return self._give_up(raw)
         self._pending = raw[cut:]
-        if self._buf:
+        if self._buf and not self._block:
             # Matching the block that waits costs its length: try again only once it has
             # grown by half, or a value fed in small chunks would cost the square of it.
             self._parts.append(text)
@@ -190,57 +225,88 @@ class Scanner:
             text = "".join(self._parts)
             self._parts.clear()
             self._parts_len = 0
-        buf = self._buf + text if self._buf else text
-        pos = 0
+        return self._run(self._buf + text if self._buf else text)
+
+    def _run(self, buf: str) -> bytes | None:
+        """Consume what ``buf`` (all the text not consumed) allows; as ``feed``."""
+        pos = self._mark = 0
+        self._at = None
         match = self._re.match
         doc = self._doc
         limit = self._limit
-        give_up = False
         while True:
-            m = match(buf, pos)
-            if m is None:
-                break
-            end = m.end()
-            if end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit:
-                give_up = True  # as in _can_wait: a value or tag this long is expat's to judge
-                break
-            if self._index:
-                loc, lastmod = m.group(1, 2)
-                ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
-            else:
-                loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
-                images: list[Image] | tuple[()] = ()
-                if image_run:
-                    if not self._images:  # the prefix is unbound, or bound elsewhere
-                        give_up = True
-                        break
-                    images = [Image(_text(value)) for value in _IMAGE_LOC.findall(image_run)]
-                    if not all(image.loc for image in images):
-                        give_up = True  # an image without a loc: the exact path reports it
-                        break
-                ok = emit_entry(
-                    doc,
-                    _text(loc),
-                    None if lastmod is None else _text(lastmod),
-                    None if changefreq is None else _text(changefreq),
-                    None if priority is None else _text(priority),
-                    images,
-                )
-            pos = end
-            if not ok:
-                return None  # the document was cut; the parser reads no more
-        if pos:
-            self._consumed(buf[:pos])
-        rest = buf[pos:]
-        if give_up or not self._can_wait(rest):
-            self._buf = ""
-            pending, self._pending = self._pending, b""
-            return self._filler() + rest.encode("utf-8") + pending
-        self._buf = rest
+            if self._block:
+                pos = self._through_block(buf, pos)
+                if pos < 0:
+                    return b""  # expat ended the document
+                if self._block:
+                    break
+                continue
+            while True:  # the plain blocks, the most common by far
+                m = match(buf, pos)
+                if m is None:
+                    break
+                end = m.end()
+                if end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit:
+                    break  # as in _can_wait: so long a block is expat's (see below)
+                if self._index:
+                    loc, lastmod = m.group(1, 2)
+                    ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
+                else:
+                    loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
+                    images: list[Image] | tuple[()] = ()
+                    if image_run:
+                        if not self._images:  # the prefix is bound elsewhere: see below
+                            break
+                        images = [Image(_text(v)) for v in _IMAGE_LOC.findall(image_run)]
+                        if not all(image.loc for image in images):
+                            break  # an image without a loc: see below
+                    ok = emit_entry(
+                        doc,
+                        _text(loc),
+                        None if lastmod is None else _text(lastmod),
+                        None if changefreq is None else _text(changefreq),
+                        None if priority is None else _text(priority),
+                        images,
+                    )
+                pos = end
+                if not ok:
+                    return None  # the document was cut; the parser reads no more
+            if self._can_wait(buf, pos):
+                break  # (no block is whole before an end tag: no other shape is tried)
+            found = self._blocks.match(buf, pos)
+            if found is not None:
+                end, block = found
+                args = None
+                if not (end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit):
+                    args = self._blocks.read(doc, block)
+                if args is None:
+                    handover = self._odd_block(buf, pos)
+                    if handover is not None:
+                        return handover
+                    continue
+                ok = emit_ref(doc, *args) if self._index else emit_entry(doc, *args)
+                pos = end
+                if not ok:
+                    return None
+                continue
+            handover = self._odd_block(buf, pos)
+            if handover is not None:
+                return handover
+        if not self._block:
+            self._consumed(buf[self._mark : pos])
+        self._buf = buf[pos:]
         return None
 
     def finish(self) -> bytes:
         """End of input: everything not consumed goes to expat."""
+        if self._parts:  # a block waits on more text than came (see feed): try it now
+            text = "".join(self._parts)
+            self._parts.clear()
+            self._parts_len = 0
+            handover = self._run(self._buf + text)
+            if handover is not None:
+                return handover
         rest, self._buf = self._buf + "".join(self._parts), ""
         self._parts.clear()
         pending, self._pending = self._pending, b""
@@ -253,16 +319,75 @@ class Scanner:
         # Text decoded earlier came from valid UTF-8: encoding it gives back the same bytes.
         return self._filler() + rest.encode("utf-8") + raw
 
-    def _can_wait(self, rest: str) -> bool:
-        """True when ``rest`` may still become a block the scanner takes."""
+    def _can_wait(self, buf: str, pos: int) -> bool:
+        """True when what follows ``pos`` may still become a block the scanner takes."""
+        if self._end.search(buf, pos) is not None:
+            return False
         limit = self._limit
-        if len(rest) > limit >> 2 and len(rest.encode()) + len(self._pending) > limit:
+        if len(buf) - pos > limit >> 2 and len(buf[pos:].encode()) + len(self._pending) > limit:
             return False
-        if self._end.search(rest) is not None:
-            return False
-        head = rest.lstrip(" \t\r\n")[:9]
+        head = buf[pos : pos + 64].lstrip(" \t\r\n")[:9]
         opening = "<sitemap" if self._index else "<url"
         return head.startswith(opening) or opening.startswith(head)
+
+    # -- a block for expat --------------------------------------------------------------
+
+    def _odd_block(self, buf: str, pos: int) -> bytes | None:
+        """The block at ``pos`` is expat's: None once it reads it (``_enter``), or, when
+        most blocks so far were odd, the bytes it reads from there on, alone: expat reads a
+        document faster whole than one block at a time."""
+        self._odd += 1
+        if self._odd < _ODD_BLOCKS or 2 * self._odd <= self._doc.entries:
+            self._enter(buf, pos)
+            return None
+        self._consumed(buf[self._mark : pos])
+        self._buf = ""
+        pending, self._pending = self._pending, b""
+        return self._filler() + buf[pos:].encode("utf-8") + pending
+
+    def _enter(self, buf: str, pos: int) -> None:
+        """Expat reads from ``pos`` on, up to the end of the block there."""
+        self._consumed(buf[self._mark : pos])
+        self._mark = pos
+        self._block = True
+
+    def _through_block(self, buf: str, pos: int) -> int:
+        """Give expat the text from ``pos`` to the next end tag of a record (or all of it
+        but what may start one); where the scanner stands then, -1 once the document ended."""
+        m = self._end.search(buf, pos)
+        if m is None:
+            stop = len(buf)
+            lt = buf.rfind("<", pos)
+            if lt >= 0 and stop - lt < 64 and ">" not in buf[lt:]:
+                stop = lt  # maybe the start of the end tag: kept for the next chunk
+            if stop > pos and not self._send(buf, pos, stop):
+                return -1
+            self._mark = stop
+            return stop
+        stop = m.end()
+        if not self._send(buf, pos, stop):
+            return -1
+        self._mark = stop
+        if self._settled(stop - m.start()):
+            self._block = False
+        return stop
+
+    def _send(self, buf: str, start: int, stop: int) -> bool:
+        at = None
+        filler = self._filler()
+        if filler:  # expat is told where the text after it stands in the input
+            at = self._offset(buf, start) - len(filler)
+        return self._read(filler + buf[start:stop].encode("utf-8"), at)
+
+    def _offset(self, buf: str, i: int) -> int:
+        """Where ``buf[i]`` stands in the scanner's input, in bytes."""
+        known = self._at
+        if known is None:
+            known = (0, self._total - len(self._pending) - len(buf.encode("utf-8")))
+        j, offset = known
+        offset += len(buf[j:i].encode("utf-8"))
+        self._at = (i, offset)
+        return offset
 
     def _consumed(self, seg: str) -> None:
         lf = seg.count("\n")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._models import Alternate, Image, News, Video
+from .._models import Alternate, Image, News, ProblemKind, Video
 from ._doc import Document
 from ._expat import MAX_ELEMENT_DEPTH, Stop, TooDeep
 from ._extensions import (
@@ -81,6 +81,7 @@ class SitemapMachine:
         "_sub_fields",
         "_text",
         "_text_len",
+        "closed",
         "depth",
         "doc",
     )
@@ -96,7 +97,7 @@ class SitemapMachine:
         if ns != SITEMAP_NS:
             said = f"the namespace {ns!r}" if ns else "no namespace"
             doc.report(
-                "namespace",
+                ProblemKind.NAMESPACE,
                 f"<{local}> has {said}, not {SITEMAP_NS!r}; read as a sitemap all the same",
             )
         self._names: dict[str, tuple[int, str]] = {}  # expat's name -> (kind, local name)
@@ -117,6 +118,7 @@ class SitemapMachine:
         self._key_start = 0  # expat's offset of the start tag of the value being captured
         self._text: list[str] = []
         self._text_len = 0
+        self.closed = -1  # expat's offset of the end tag of the last record
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
         parser.CharacterDataHandler = None
@@ -212,6 +214,7 @@ class SitemapMachine:
             return
         if depth == 2:
             self._item = None
+            self.closed = self._parser.CurrentByteIndex
             if self._index:
                 self._emit_ref(item)
             else:
@@ -268,7 +271,7 @@ class SitemapMachine:
     def _value_too_long(self) -> None:
         # The line it starts on: where expat flushes text depends on the chunking.
         self.doc.fail(
-            "token-too-large",
+            ProblemKind.TOKEN_TOO_LARGE,
             f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
             f"at line {self._key_line}",
         )

@@ -3,18 +3,25 @@
 Lines are split on bytes, so a multi-byte character is never cut: no UTF-8 (or GBK)
 continuation byte is ever 0x0A. A line that is not UTF-8 keeps its ASCII and has its other
 bytes percent-encoded, which is how a browser would send them (reported as ``encoding``).
+
+Anything that is not XML is read here, so a document none of whose lines looks like a URL
+(random bytes, a robots.txt, prose) is no sitemap: it ends with ``unknown-format`` alone,
+not with a tally of every line it dropped.
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
-from .._models import Entry
+from .._models import Entry, ProblemKind
 from ._doc import Document
 
 _ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
 _BOM = b"\xef\xbb\xbf"
 _WS = b" \t\r\n\x0b\x0c"
+# -- RFC 3986 appendix C, as _util.is_reference: a line holding these is no relative URL.
+_NOT_URI = re.compile(rb'[\x00-\x20\x7f<>"]').search
 
 
 class TextHandler:
@@ -25,6 +32,8 @@ class TextHandler:
         self._rest = bytearray()  # the line so far (grown in place: no copy per chunk)
         self._first = True
         self._skipping = False  # inside a line too long to keep
+        self._lines = 0  # lines that hold something
+        self._urlish = False  # one of them looks like a URL: absolute http(s), or a path
 
     def feed(self, data: bytes) -> None:
         if self._first:
@@ -62,12 +71,20 @@ class TextHandler:
         self._rest = bytearray(rest)
 
     def _too_long(self, limit: int) -> None:
-        self.doc.note("loc-too-long", f"a line of more than {limit:,} bytes")
+        self._urlish = True  # (a URL too long, for all the reader can tell: not judged)
+        self.doc.note(ProblemKind.LOC_TOO_LONG, f"a line of more than {limit:,} bytes")
 
     def close(self) -> None:
         if self._rest and not self._skipping:
             self._line(bytes(self._rest))
         self._rest.clear()
+        doc = self.doc
+        if self._lines and not (self._urlish or doc.entries or doc.ended):
+            doc.tally.clear()  # what each line was is noise once the whole is no sitemap
+            doc.fail(
+                ProblemKind.UNKNOWN_FORMAT,
+                f"not a sitemap: not XML, and none of its {self._lines:,} lines is a URL",
+            )
 
     def abort(self) -> None:
         self._rest.clear()
@@ -76,11 +93,15 @@ class TextHandler:
         line = line.strip(_WS)
         if not line:
             return
+        self._lines += 1
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             text = quote(line, safe=_ASCII_SAFE)
-            self.doc.note("encoding", repr(text[:80]))
+            self.doc.note(ProblemKind.ENCODING, repr(text[:80]))
+        else:
+            self._urlish = self._urlish or (line[:1] == b"/" and _NOT_URI(line) is None)
+        self._urlish = self._urlish or line[:8].lower().startswith((b"http://", b"https://"))
         doc = self.doc
         loc = doc.check_loc(text)
         if loc is None or not doc.count_entry():

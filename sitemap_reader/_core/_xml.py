@@ -17,7 +17,7 @@ import pyexpat
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
-from .._models import Format
+from .._models import Format, ProblemKind
 from ._doc import Document
 from ._expat import (
     NO_ELEMENTS,
@@ -47,10 +47,13 @@ class XmlHandler:
         self._prolog: bytearray | None = bytearray()
         self._scanner: Scanner | None = None
         self._scanned = 0  # bytes given to the scanner
+        self._origin = 0  # where the scanner's input starts in the document
         self._root_local = ""
         self._sitemap: SitemapMachine | None = None  # once the root is urlset or sitemapindex
         self._feed: FeedBuffer | None = FeedBuffer()  # kept until the root says "no feed"
-        self._pending: tuple[str, str] | None = None  # (kind, message) of an undecided fault
+        self._pending: tuple[ProblemKind, str] | None = (
+            None  # (kind, message) of an undecided fault
+        )
         self._expat_failed = False
         self._driver = ExpatDriver(doc)
         parser = self._driver.parser
@@ -78,7 +81,7 @@ class XmlHandler:
                 # as it does when the same bytes came in one chunk.
                 self.abort()
                 self.doc.fail(
-                    "too-large",
+                    ProblemKind.TOO_LARGE,
                     f"a feed over {self.doc.limits.max_feed_bytes:,} bytes: read up to there",
                 )
                 return
@@ -115,15 +118,20 @@ class XmlHandler:
         if self._pending is not None:
             self._decide_pending(final=False)
             return
-        take, images = eligible(match)
+        kinds = eligible(match)
         if (
             self.fast
-            and take
+            and kinds is not None
             and not self._expat_failed
             and self.format in (Format.URLSET, Format.SITEMAPINDEX)
         ):
+            self._origin = split
             self._scanner = Scanner(
-                self.doc, index=self.format is Format.SITEMAPINDEX, images=images
+                self.doc,
+                index=self.format is Format.SITEMAPINDEX,
+                kinds=kinds,
+                read=self._read_block,
+                settled=self._settled,
             )
             self._scanned += len(rest)
             handover = self._scanner.feed(rest)
@@ -136,9 +144,32 @@ class XmlHandler:
     def _handover(self, rest: bytes) -> None:
         """The scanner stopped: expat reads ``rest`` (filler, then what was not consumed)."""
         self._scanner = None
-        self._driver.shift = self._scanned - len(rest)
+        driver = self._driver
+        driver.shift = self._origin + self._scanned - len(rest) - driver.taken
         if not self._expat_failed and not self.doc.ended:
             self._parse(rest, False)
+
+    def _read_block(self, data: bytes, at: int | None) -> bool:
+        """Expat reads part of a block the scanner did not take (``at``: where ``data``
+        stands in the scanner's input, when a filler starts it); False once it ended."""
+        if at is not None:
+            driver = self._driver
+            driver.shift = self._origin + at - driver.taken
+        if not self._expat_failed and not self.doc.ended:
+            self._parse(data, False)
+        return not self._expat_failed and not self.doc.ended
+
+    def _settled(self, tag_len: int) -> bool:
+        """True when the last bytes expat read were the end tag (of ``tag_len`` bytes) of a
+        record, so the scanner may go on after it."""
+        machine = self._sitemap
+        return (
+            machine is not None
+            and not self._expat_failed
+            and not self.doc.ended
+            and machine.depth == 1
+            and self._driver.read_up_to(machine.closed + tag_len)
+        )
 
     def close(self) -> None:
         if self._prolog is not None:
@@ -156,7 +187,7 @@ class XmlHandler:
         if self._feed is not None and self.format in _FEEDS:
             self._finish_feed(trim=False)
         elif self.format is None and not self.doc.ended:
-            self.doc.fail("empty", "the document has no root element")
+            self.doc.fail(ProblemKind.EMPTY, "the document has no root element")
 
     def abort(self) -> None:
         """The document was cut (a limit): keep what was read, parse a buffered feed."""
@@ -190,7 +221,7 @@ class XmlHandler:
             self._driver.parse(data, final)
         except TooDeep as exc:
             self._expat_failed = True
-            self.doc.fail("too-nested", exc.message)
+            self.doc.fail(ProblemKind.TOO_NESTED, exc.message)
             if self._feed is not None and self.format in _FEEDS:
                 self._finish_feed(trim=True)  # a feed: its items before the fault are parsed
             self._feed = None
@@ -202,18 +233,21 @@ class XmlHandler:
         except (EntitiesForbidden, ExternalReferenceForbidden) as exc:
             self._expat_failed = True
             self._feed = None
-            self.doc.fail("unsafe-xml", refusal(exc))
+            self.doc.fail(ProblemKind.UNSAFE_XML, refusal(exc))
         except (LookupError, ValueError) as exc:  # after defusedxml's: they are ValueErrors
             # pyexpat's handler for a declared encoding expat lacks raises these: a name
             # Python does not know (LookupError), or a multi-byte one such as GBK (ValueError).
             self._expat_failed = True
             fault = f"the declared encoding cannot be read ({exc})"
             if self.format is None and self._feed is not None and not final:
-                self._pending = ("not-well-formed", fault)  # a feed behind it is still read
+                self._pending = (
+                    ProblemKind.NOT_WELL_FORMED,
+                    fault,
+                )  # a feed behind it is still read
                 self._decide_pending(final=False)
             else:
                 self._feed = None
-                self.doc.fail("not-well-formed", fault)
+                self.doc.fail(ProblemKind.NOT_WELL_FORMED, fault)
 
     def _past_root(self) -> bool:
         """True once the root element has closed."""
@@ -248,37 +282,42 @@ class XmlHandler:
                 if feed is not None:
                     feed.trim()
                 self.doc.fail(
-                    "truncated",
+                    ProblemKind.TRUNCATED,
                     f"the {self.format} feed ends before its root element closes ({where}); "
                     "the items before the cut were kept",
                 )
             else:
                 fault = "content" if after_root else exc_text(exc)
                 self.doc.report(
-                    "not-well-formed",
+                    ProblemKind.NOT_WELL_FORMED,
                     f"not well-formed XML: {fault} at {where}; read leniently as a feed",
                 )
             return
         if self.format is None and feed is not None and not (final and exc.code == NO_ELEMENTS):
             # (at the end too: whether expat sees a fault in the prolog before the end of the
             # input depends on the split, "<?a?>>" + "<rss" against "<?a?>><rss")
-            self._pending = ("not-well-formed", f"not well-formed XML: {exc_text(exc)} at {where}")
+            self._pending = (
+                ProblemKind.NOT_WELL_FORMED,
+                f"not well-formed XML: {exc_text(exc)} at {where}",
+            )
             self._decide_pending(final=final)
             return
         self._feed = None
         code = exc.code
         if after_root:
-            self.doc.fail("not-well-formed", f"not well-formed XML: content {where}")
+            self.doc.fail(ProblemKind.NOT_WELL_FORMED, f"not well-formed XML: content {where}")
         elif final and self.format is not None and code in TRUNCATION_CODES:
             self.doc.fail(
-                "truncated",
+                ProblemKind.TRUNCATED,
                 f"the document ends before its <{self.format}> closes ({where}); "
                 "the entries before the cut were kept",
             )
         elif self.format is None and final and code == NO_ELEMENTS:
-            self.doc.fail("empty", "the document has no root element")
+            self.doc.fail(ProblemKind.EMPTY, "the document has no root element")
         else:
-            self.doc.fail("not-well-formed", f"not well-formed XML: {exc_text(exc)} at {where}")
+            self.doc.fail(
+                ProblemKind.NOT_WELL_FORMED, f"not well-formed XML: {exc_text(exc)} at {where}"
+            )
 
     # -- the root ----------------------------------------------------------------------
 
@@ -302,7 +341,7 @@ class XmlHandler:
         else:
             # Maybe junk before a feed (an injected <script>): decided once more bytes came.
             self._pending = (
-                "unknown-format",
+                ProblemKind.UNKNOWN_FORMAT,
                 f"the root element <{local}> is not urlset, sitemapindex, rss or feed",
             )
             raise Stop
@@ -326,7 +365,7 @@ class XmlHandler:
             self.format = fmt
             self._driver.bound_tokens = False
             self.doc.report(
-                "not-well-formed",
+                ProblemKind.NOT_WELL_FORMED,
                 f"{fault}; the {fmt} root comes later: read leniently as a feed",
             )
 
@@ -334,7 +373,8 @@ class XmlHandler:
         self.format = Format.HTML
         self._feed = None
         self.doc.fail(
-            "html", "an HTML page, not a sitemap (a missing sitemap answered with a page?)"
+            ProblemKind.HTML,
+            "an HTML page, not a sitemap (a missing sitemap answered with a page?)",
         )
 
     def _skipped(self, name: str, is_parameter_entity: bool) -> None:
@@ -344,7 +384,7 @@ class XmlHandler:
             return  # feedparser reads the bytes itself (RSS 0.91's DTD names HTML entities)
         self._feed = None
         self.doc.fail(
-            "unsafe-xml",
+            ProblemKind.UNSAFE_XML,
             f"the document uses the entity {name!r} of an external DTD, which is never read; "
             "it was not read further",
         )

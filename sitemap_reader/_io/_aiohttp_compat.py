@@ -14,10 +14,16 @@ test ``tests/test_aiohttp_compat.py`` reads each one on real responses from a se
   before handing over the bytes already buffered, and the public ``read_nowait`` raises the
   same; the entries in those bytes are still read (``_buffer_offset``: what a sized read
   already took of the first buffered piece).
+- ``BaseConnector._acquired``: the connections requests hold now. aiohttp gives a
+  connection back to its pool as soon as a body reaches its Content-Length; closing it
+  afterwards (the server sent more than it counted: see ``_keepalive``) must wait for it to
+  be idle, or it would cut a request that took it meanwhile (whose answer, waiting on the
+  socket, would also pass for the server's extra bytes).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import aiohttp
@@ -27,6 +33,7 @@ PRIVATE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("ClientResponse", "_protocol"),
     ("StreamReader", "_buffer"),
     ("StreamReader", "_buffer_offset"),
+    ("BaseConnector", "_acquired"),
 )
 
 
@@ -37,11 +44,28 @@ def private(obj: object, name: str) -> Any:
 
 def peer(response: aiohttp.ClientResponse) -> Any:
     """The (address, port, ...) the response's socket is connected to, if known."""
+    transport = _transport(response)
+    return None if transport is None else transport.get_extra_info("peername")
+
+
+def idle_transport(
+    response: aiohttp.ClientResponse, connector: aiohttp.BaseConnector | None
+) -> asyncio.Transport | None:
+    """The transport of the connection ``response`` came on while it waits idle in
+    ``connector``'s pool (given back, and no request took it since); None otherwise."""
+    protocol = private(response, "_protocol")
+    acquired = private(connector, "_acquired")
+    if protocol is None or response.connection is not None or acquired is None:
+        return None
+    return None if protocol in acquired else _transport(response)
+
+
+def _transport(response: aiohttp.ClientResponse) -> asyncio.Transport | None:
     connection = response.connection
     transport = connection.transport if connection is not None else None
     if transport is None:  # given back to the pool already: its protocol holds the socket
         transport = getattr(private(response, "_protocol"), "transport", None)
-    return None if transport is None else transport.get_extra_info("peername")
+    return transport
 
 
 def unread(content: aiohttp.StreamReader) -> bytes:

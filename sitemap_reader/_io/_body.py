@@ -17,11 +17,14 @@ from .._core._jobs import Job, JobKind, normalise
 from .._core._judge import Refusal, judge_child, judge_hop, judge_landing
 from .._core._parser import SitemapParser
 from .._core._scope import Scope, ScopeFilter
+from .._core._trust import LastmodStats
 from .._errors import HTTPStatusError, LimitExceeded, kind_of
 from .._models import (
     Entry,
     Event,
+    Format,
     Problem,
+    ProblemKind,
     SitemapRef,
     SitemapState,
     SitemapVisited,
@@ -29,12 +32,21 @@ from .._models import (
 )
 from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
-from ._incremental import ENTRY_FORMATS, Tracker
+from ._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
-NOT_A_SITEMAP = frozenset({"html", "unknown-format", "empty"})
+NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
+# Lines of a text document that were dropped for what they hold, not for where they point.
+DROPPED_LINES = frozenset(
+    {
+        ProblemKind.INVALID_LOC,
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.LOC_TOO_LONG,
+        ProblemKind.ENCODING,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +70,8 @@ class SitemapBody:
         tracker = self._tracker = settings.tracker
         self.key = job.key
         self.refs: list[SitemapRef] = []  # kept with a store only
+        # With a store: the lastmods it carries, for the verdict on them.
+        self.stats = None if tracker is None else LastmodStats()
         self.staging = tracker is not None and tracker.changes
         self.parser: SitemapParser | RemoteParser | None = None
         self._pool = settings.pool  # None in discovery: its leaves are not read
@@ -154,15 +168,17 @@ class SitemapBody:
             await self._handle(events)
         return not (parser.ended or self.cut)
 
-    async def finish(self) -> None:
-        assert self.parser is not None
+    async def finish(self) -> bool:
+        parser = self.parser
+        assert parser is not None
         if not (self.cut or self.deferred):  # a document not read to its end: no verdict
-            parser = self.parser
             events = await parser.close() if isinstance(parser, RemoteParser) else parser.close()
-            if self.defer and self.parser.format in ENTRY_FORMATS:
+            if self.defer and parser.format in ENTRY_FORMATS:
                 self.deferred = True  # a short leaf, its format known only at its end
-                return
+                return True
             await self._handle(events)
+        fatal = parser.fatal
+        return not (type(fatal) is Problem and fatal.kind == ProblemKind.TRUNCATED)
 
     async def replay(self, state: SitemapState) -> None:
         """An unchanged document names what it named last time: queue those again, through
@@ -177,11 +193,11 @@ class SitemapBody:
         if state.children:
             await self._handle(list(state.children))
 
-    def settle(self, result: FetchResult, report: SitemapVisited, digest: str) -> None:
+    def settle(self, result: FetchResult, report: SitemapVisited, digest: str) -> Settled:
         """Record this read in the store if it was complete (else drop what was staged)."""
         tracker = self._tracker
         assert tracker is not None
-        tracker.settle(
+        return tracker.settle(
             self.key,
             lastmod=self.job.lastmod,
             result=result,
@@ -190,6 +206,18 @@ class SitemapBody:
             entries=report.entries,
             digest=digest,
             children=[recorded(ref) for ref in self.refs],
+            valid=not self.junk(report),
+            root=self.job.root,
+            stats=self.stats,
+        )
+
+    def junk(self, report: SitemapVisited) -> bool:
+        """A text document whose every line was dropped: an error page or other bytes read
+        as a text sitemap, which proves nothing about what the sitemap lists."""
+        return (
+            report.format is Format.TEXT
+            and report.entries == 0
+            and any(p.kind in DROPPED_LINES for p in report.problems)
         )
 
     # -- events ------------------------------------------------------------------------------
@@ -205,9 +233,12 @@ class SitemapBody:
         check = self._filter.check
         out: list[Event] = []
         dropped = self.dropped
+        stats = self.stats
         entries = 0
         for event in events:
             if type(event) is Entry:
+                if stats is not None:
+                    stats.add(event.lastmod, bool(event.news))
                 why = check(event.loc)
                 if why is None:
                     out.append(event)
@@ -216,6 +247,8 @@ class SitemapBody:
                     dropped[why] = dropped.get(why, 0) + 1
             elif type(event) is SitemapRef:
                 self.children += 1
+                if stats is not None:
+                    stats.add(event.lastmod)
                 if self._tracker is not None:
                     self.refs.append(event)
                 outcome = self._child(event)
@@ -288,6 +321,7 @@ class SitemapBody:
             source=ref.source,
             depth=depth,
             lastmod=ref.lastmod,
+            order=frontier.named,
         )
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
@@ -300,7 +334,9 @@ class SitemapBody:
                     continue
                 room -= 1
             kept.append(event)
-        problem = self._frontier.budget_problem("max-entries", self.job.url, self.job.root)
+        problem = self._frontier.budget_problem(
+            ProblemKind.MAX_ENTRIES, self.job.url, self.job.root
+        )
         if problem is not None:
             self.problems.append(problem)
             kept.append(problem)
@@ -312,6 +348,15 @@ class SitemapBody:
         self.late_problems.append(refusal.problem)
 
     # -- the outcome --------------------------------------------------------------------------
+
+    def _cut_status(self) -> Status:
+        """A document not read to its end: partial once it was recognised as a sitemap (what
+        came before the fault stands), failed while nothing in it was (a cut root tag, a
+        corrupt gzip header): the one rule the summary, ``tree`` and the exit status follow."""
+        parser = self.parser
+        if parser is None or parser.format in (None, Format.UNKNOWN, Format.HTML):
+            return Status.FAILED
+        return Status.PARTIAL
 
     def report(self, result: FetchResult) -> SitemapVisited:
         job, parser = self.job, self.parser
@@ -329,7 +374,7 @@ class SitemapBody:
             ):
                 status = Status.MISSING
             else:
-                status = Status.PARTIAL if self.emitted else Status.FAILED
+                status = self._cut_status()
                 problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
@@ -344,7 +389,7 @@ class SitemapBody:
             if fatal.kind in NOT_A_SITEMAP:
                 status = Status.MISSING if job.kind is JobKind.PROBE else Status.FAILED
             else:
-                status = Status.PARTIAL
+                status = self._cut_status()
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
@@ -362,6 +407,13 @@ class SitemapBody:
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
             lastmod=job.lastmod,
+            order=job.order,
+            redirects=result.redirects,
+            content_type=result.content_type,
+            content_encoding=result.content_encoding,
+            gzipped=parser is not None and parser.gzipped,
+            encoding=None if parser is None else parser.encoding,
+            elapsed=result.elapsed,
         )
 
 
@@ -380,8 +432,8 @@ class BytesBody:
         self.data.extend(data[: self.limit - len(self.data)])
         return len(self.data) < self.limit
 
-    async def finish(self) -> None:
-        return None
+    async def finish(self) -> bool:
+        return True
 
     def redirect(self, target: str) -> bool:
         return True

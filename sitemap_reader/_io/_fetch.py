@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ from .._errors import (
 from .._models import ProblemKind
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
+from ._keepalive import retire_if_overrun
+from ._outbox import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +81,9 @@ class Body(Protocol):
     async def chunk(self, data: bytes) -> bool:
         """The next piece; False: stop reading (a limit was reached)."""
 
-    async def finish(self) -> None:
-        """The body was read to its end (or a handler stopped it)."""
+    async def finish(self) -> bool:
+        """The body was read to its end (or a handler stopped it). False: the document was
+        cut there (it ends before its end), so the server may have counted short."""
 
     def redirect(self, target: str) -> bool:
         """A redirect to ``target`` is about to be followed; False: stop, request nothing more."""
@@ -98,6 +102,12 @@ class FetchResult:
     read: bool = False  # the body was passed to the handler to its end (or its stop)
     etag: str | None = None
     last_modified: str | None = None
+    # What `check` reports of the last attempt: the hops ((status, target) each), the
+    # headers that say what the body is, and the time spent waiting on the network.
+    redirects: tuple[tuple[int, str], ...] = ()
+    content_type: str | None = None
+    content_encoding: str | None = None
+    elapsed: float | None = None  # seconds
 
 
 class Fetcher:
@@ -109,8 +119,12 @@ class Fetcher:
         config: ReaderConfig,
         deadline: float | None,
         guard: Guard | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self._session = session
+        # Its bytes grow with every piece received, not once a document ends (the
+        # progress line's MB).
+        self._progress = progress or Progress()
         self._config = config
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
@@ -158,8 +172,9 @@ class Fetcher:
         self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
     ) -> None:
         clock = _NetworkClock(self._config.timeouts, self._deadline)
+        hops: list[tuple[int, str]] = []
         try:
-            response, final = await self._open(url, clock, headers, body)
+            response, final = await self._open(url, clock, headers, body, hops)
         except aiohttp.ClientConnectorError as exc:
             if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
                 refusal = exc.os_error.refusal
@@ -169,6 +184,8 @@ class Fetcher:
             raise _transport_error(url, exc) from exc
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise _transport_error(url, exc) from exc
+        finally:
+            result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
             result.final_url = str(final)
             return
@@ -176,6 +193,8 @@ class Fetcher:
             result.final_url = str(final)
             result.status = response.status
             result.bytes = 0
+            result.content_type = response.headers.get("Content-Type")
+            result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
                 raise _status_error(str(final), response)
             info = Response(
@@ -206,8 +225,7 @@ class Fetcher:
                     room = self._max_total - self.bytes
                     if len(data) > room:
                         data = data[: max(room, 0)]  # the budget ends inside this piece
-                    result.bytes += len(data)
-                    self.bytes += len(data)
+                    self._received(result, len(data))
                     if data and not await _pass_on(body, decoder, data, str(final)):
                         break
                     if self.bytes >= self._max_total:
@@ -225,15 +243,26 @@ class Fetcher:
                     rest = unread(content)
                     rest = rest[: max(self._max_total - self.bytes, 0)]
                     if rest:
-                        result.bytes += len(rest)
-                        self.bytes += len(rest)
+                        self._received(result, len(rest))
                         await _pass_on(body, decoder, rest, str(final))
                 raise _transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
-            await body.finish()
+            result.elapsed = clock.waited
+            whole = await body.finish()
+            retire_if_overrun(response, self._session.connector, cut=not whole)
+
+    def _received(self, result: FetchResult, size: int) -> None:
+        result.bytes += size
+        self.bytes += size
+        self._progress.bytes += size
 
     async def _open(
-        self, url: str, clock: _NetworkClock, headers: dict[str, str] | None, body: Body
+        self,
+        url: str,
+        clock: _NetworkClock,
+        headers: dict[str, str] | None,
+        body: Body,
+        hops: list[tuple[int, str]],
     ) -> tuple[aiohttp.ClientResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
@@ -277,6 +306,7 @@ class Fetcher:
             if target in seen:
                 raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
+            hops.append((response.status, str(target)))
             current = target
             if not body.redirect(str(target)):
                 return None, target
@@ -343,6 +373,11 @@ class _NetworkClock:
             raise asyncio.TimeoutError(self.cause) from None
         finally:
             self._waited += time.monotonic() - start
+
+    @property
+    def waited(self) -> float:
+        """Seconds spent waiting on the network so far (the consumer's time not counted)."""
+        return self._waited
 
 
 # Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a stream ends
@@ -421,8 +456,26 @@ def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError
     )
 
 
+def could_not_connect(error: Exception) -> bool:
+    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
+    return isinstance(error, TransportError) and isinstance(
+        error.__cause__, aiohttp.ClientConnectorError
+    )
+
+
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    if isinstance(exc, asyncio.TimeoutError):
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
+        # failed ...]") name its internals, not the cause.
+        cause = exc.os_error
+        if isinstance(cause, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(cause, socket.gaierror):
+            why = f"the host name does not resolve: {cause.strerror or cause}"
+        else:
+            why = cause.strerror or str(cause) or type(cause).__name__
+        what = f"could not connect to {exc.host}:{exc.port} ({why})"
+    elif isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
     elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
         # aiohttp could not parse the response's head; the 400 in its message is its own

@@ -16,8 +16,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from .._config import ReaderConfig
-from .._core._jobs import Job
-from .._models import Problem
+from .._core._jobs import Job, JobKind
+from .._models import Problem, ProblemKind
 from ._outbox import Progress
 
 
@@ -32,7 +32,7 @@ class Pushed(enum.Enum):
 class Refused:
     """A job not taken on: the sitemap budget it would pass is spent."""
 
-    budget: str  # "max-sitemaps" or "max-sitemaps-per-site"
+    budget: ProblemKind  # MAX_SITEMAPS or MAX_SITEMAPS_PER_SITE
 
 
 class Frontier:
@@ -47,6 +47,7 @@ class Frontier:
         # Documents taken on (queued or probed), run-wide and per source.
         self._taken = 0
         self._taken_by_root: dict[str, int] = {}
+        self.named = 0  # documents named so far, duplicates too: the next one's order
         self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
 
     # -- taking documents on ---------------------------------------------------------------
@@ -73,6 +74,7 @@ class Frontier:
 
     def _admit(self, job: Job, *, queue: bool) -> Pushed | Refused:
         key = job.key
+        self.named += 1
         if key in self._seen:
             return Pushed.DUPLICATE
         budget = self._take(job.root)
@@ -80,12 +82,14 @@ class Frontier:
             self._progress.not_read += 1
             return Refused(budget)
         self._seen.add(key)
+        if job.kind is not JobKind.ROBOTS:
+            self._progress.sitemaps += 1
         if queue:
-            self._queue.append(job if budget is None else replace(job, refused=budget))
+            self._queue.append(replace(job, order=self.named, refused=budget or job.refused))
             self._progress.queued += 1
         return Pushed.QUEUED
 
-    def _take(self, root: str) -> str | None:
+    def _take(self, root: str) -> ProblemKind | None:
         """Count one more document for the run and its site; the budget it would pass."""
         spent = self.spent(root)
         if spent is None:
@@ -93,13 +97,13 @@ class Frontier:
             self._taken_by_root[root] = self._taken_by_root.get(root, 0) + 1
         return spent
 
-    def spent(self, root: str) -> str | None:
+    def spent(self, root: str) -> ProblemKind | None:
         """The sitemap budget with no room left for ``root``, if any."""
         limits = self._config.limits
         if self._taken >= limits.max_sitemaps:
-            return "max-sitemaps"
+            return ProblemKind.MAX_SITEMAPS
         if self._taken_by_root.get(root, 0) >= limits.max_sitemaps_per_site:
-            return "max-sitemaps-per-site"
+            return ProblemKind.MAX_SITEMAPS_PER_SITE
         return None
 
     # -- the workers' side -----------------------------------------------------------------
@@ -124,7 +128,7 @@ class Frontier:
 
     # -- the run's budgets -----------------------------------------------------------------
 
-    def out_of_budget(self, job: Job, fetched: int) -> str | None:
+    def out_of_budget(self, job: Job, fetched: int) -> ProblemKind | None:
         """The run-wide budget that forbids starting ``job`` now, ``fetched`` body bytes
         into the run, if any."""
         if job.refused:
@@ -132,17 +136,17 @@ class Frontier:
         limits, progress = self._config.limits, self._progress
         deadline = self._config.timeouts.deadline
         if deadline is not None and time.monotonic() - progress.started > deadline:
-            return "deadline"
+            return ProblemKind.DEADLINE
         if progress.entries >= limits.max_entries:
-            return "max-entries"
+            return ProblemKind.MAX_ENTRIES
         if fetched >= limits.max_total_bytes:
-            return "max-total-bytes"
+            return ProblemKind.MAX_TOTAL_BYTES
         return None
 
-    def budget_problem(self, kind: str, url: str, root: str) -> Problem | None:
+    def budget_problem(self, kind: ProblemKind, url: str, root: str) -> Problem | None:
         """The Problem that says a budget was reached, the first time only (per site for
         the per-site budget); None after that. Records the first budget of the run."""
-        said = f"{kind} {root}" if kind == "max-sitemaps-per-site" else kind
+        said = f"{kind} {root}" if kind == ProblemKind.MAX_SITEMAPS_PER_SITE else kind
         if said in self._budgets_said:
             return None
         self._budgets_said.add(said)
@@ -150,12 +154,12 @@ class Frontier:
             self._progress.budget = kind
         config, limits = self._config, self._config.limits
         why = {
-            "deadline": f"the run's deadline of {config.timeouts.deadline or 0:g} s passed",
-            "max-sitemaps": f"the run's budget of {limits.max_sitemaps:,} documents is spent",
-            "max-sitemaps-per-site": f"the budget of {limits.max_sitemaps_per_site:,} "
+            ProblemKind.DEADLINE: f"the run's deadline of {config.timeouts.deadline or 0:g} s passed",
+            ProblemKind.MAX_SITEMAPS: f"the run's budget of {limits.max_sitemaps:,} documents is spent",
+            ProblemKind.MAX_SITEMAPS_PER_SITE: f"the budget of {limits.max_sitemaps_per_site:,} "
             f"documents for {root} is spent",
-            "max-entries": f"the run delivered its budget of {limits.max_entries:,} URLs",
-            "max-total-bytes": f"the run's budget of {limits.max_total_bytes:,} body bytes "
+            ProblemKind.MAX_ENTRIES: f"the run delivered its budget of {limits.max_entries:,} URLs",
+            ProblemKind.MAX_TOTAL_BYTES: f"the run's budget of {limits.max_total_bytes:,} body bytes "
             "is spent",
         }[kind]
         return Problem(kind, url, f"{why}: this and further documents are not read")

@@ -40,8 +40,8 @@ class Hashed:
         self._digest.update(data)
         return await self._inner.chunk(data)
 
-    async def finish(self) -> None:
-        await self._inner.finish()
+    async def finish(self) -> bool:
+        return await self._inner.finish()
 
     def release(self) -> None:
         """Drop what is held (after the fetch, whatever its outcome)."""
@@ -74,17 +74,17 @@ class HoldBack(Hashed):
         spool.write(data)
         return spool.tell() < self._max_bytes
 
-    async def finish(self) -> None:
+    async def finish(self) -> bool:
         spool = self._spool
         assert spool is not None
         if self.hexdigest() == self._recorded:
             self.same = True
-            return
+            return True  # whole when it was recorded
         inner = self._inner
         spool.seek(0)
         while (data := spool.read(CHUNK)) and await inner.chunk(data):
             pass
-        await inner.finish()
+        return await inner.finish()
 
     def release(self) -> None:
         if self._spool is not None:

@@ -150,7 +150,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
         reply: tuple[Any, ...]
         try:
             events = parser.feed(payload) if op == FEED else parser.close()
-            reply = (pack(events, parser.url), parser.format, parser.ended, parser.fatal)
+            reply = (pack(events, parser.url), *_state(parser))
         except Exception as exc:  # noqa: BLE001 -- a parser bug: raised again in the walk
             reply = (_ERROR, f"{type(exc).__name__}: {exc}")
         if op == CLOSE:
@@ -159,6 +159,11 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
         out.write(_REPLY.pack(len(data), doc))
         out.write(data)
         out.flush()
+
+
+def _state(parser: SitemapParser) -> tuple[Any, ...]:
+    """What the walk reads of a parser besides its records (RemoteParser's attributes)."""
+    return (parser.format, parser.ended, parser.fatal, parser.gzipped, parser.encoding)
 
 
 def _widen(pipe: IO[bytes]) -> None:
@@ -283,6 +288,8 @@ class RemoteParser:
         self.format: Format | None = None
         self.ended = False
         self.fatal: Event | None = None
+        self.gzipped = False
+        self.encoding: str | None = None
         self._worker = worker
         self._doc = doc
         self._opening: bytes | None = opening  # sent with the first request
@@ -314,7 +321,7 @@ class RemoteParser:
         reply = pickle.loads(await self._worker.ask(self._doc, op, opening, data))
         if reply[0] == _ERROR:
             raise RuntimeError(f"parsing {self.url} in a worker: {reply[1]}")
-        packed, self.format, self.ended, self.fatal = reply
+        packed, self.format, self.ended, self.fatal, self.gzipped, self.encoding = reply
         return unpack(packed, self.url)
 
 

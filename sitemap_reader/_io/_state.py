@@ -21,7 +21,8 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from .._models import Entry, EntryChange, SitemapState
+from .._models import Entry, EntryChange, LastmodTrust, SitemapState
+from ._state_ledger import Hold
 from ._state_sqlite import SqliteStateStore
 
 STATE_FILE_NAME = "state.sqlite"
@@ -39,10 +40,13 @@ class StateStore(Protocol):
         """The state recorded for ``url``, or None."""
 
     def put(self, state: SitemapState) -> None:
-        """Record ``state`` after a complete read, in one transaction.
+        """Record ``state`` after a read to its end, in one transaction.
 
-        Sitemaps its previous children named that it no longer names (and that nothing else
-        names) are forgotten (with a change feed, their entries count as removed).
+        A ``state`` of status ``ok`` is a complete read of a valid document: sitemaps its
+        previous children named that it no longer names (and that nothing else names) are
+        forgotten (with a change feed, their entries count as removed). A ``partial`` one
+        proves nothing about what it did not reach: the children it did not name are kept
+        after those it named, and its entries add to the recorded ones (none is removed).
         """
 
     def touch(
@@ -86,6 +90,43 @@ class ChangeFeedStore(StateStore, Protocol):
 
     def delivered(self) -> None:
         """The changes were handed out: start the next feed from here."""
+
+
+@runtime_checkable
+class LedgerStore(StateStore, Protocol):
+    """A store that also keeps the walk's judgements: the shrink guard's holds and the
+    verdicts on lastmods (:mod:`._state_ledger`). Without one, removals are not guarded and
+    verdicts last one run."""
+
+    def urls_under(self, url: str) -> int:
+        """URLs the change feed lists for the document ``url`` and every document below it."""
+
+    def begin_source(self, source: str, url: str) -> int:
+        """Note the documents ``source`` (first document ``url``) holds; its URLs listed."""
+
+    def hold_removals(self, source: str) -> int:
+        """Hold back the pending removals of what ``source`` held at :meth:`begin_source`."""
+
+    def release_removals(self, source: str) -> None:
+        """Let the removals ``source``'s guard held go out with the next changes."""
+
+    def holds(self) -> list[Hold]:
+        """Every shrink held back."""
+
+    def hold(self, held: Hold) -> None:
+        """Record a shrink held back (replacing one of the same scope and URL)."""
+
+    def release(self, scope: str, url: str) -> None:
+        """Forget a hold: the shrink was confirmed or undone."""
+
+    def verdict(self, scope: str, url: str) -> LastmodTrust | None:
+        """The verdict recorded on a sitemap's or a source's lastmods."""
+
+    def set_verdict(self, scope: str, url: str, trust: LastmodTrust, at: datetime) -> None:
+        """Record the verdict on a sitemap's or a source's lastmods."""
+
+    def verdicts(self, scope: str) -> list[tuple[str, LastmodTrust]]:
+        """Every verdict of ``scope``, by URL."""
 
 
 def default_state_path() -> str:

@@ -69,6 +69,28 @@ MIGRATIONS: tuple[str, ...] = (
         sitemap INTEGER                      -- a sitemap that listed it before
     ) WITHOUT ROWID;
     """,
+    # 3: the shrink guard's holds and the verdicts on lastmods. A pending change held back by
+    # a source's guard names that source until a later run confirms or undoes the shrink.
+    """
+    CREATE TABLE holds (
+        scope  TEXT NOT NULL,                -- 'sitemap' or 'source'
+        url    TEXT NOT NULL,                -- a sitemaps.url, or a source as the user named it
+        before INTEGER NOT NULL,             -- URLs at the last complete read
+        now    INTEGER NOT NULL,             -- URLs the shrunk read listed
+        since  TEXT NOT NULL,                -- ISO 8601, UTC
+        PRIMARY KEY (scope, url)
+    ) WITHOUT ROWID;
+    CREATE TABLE trust (
+        scope   TEXT NOT NULL,               -- 'sitemap' or 'source'
+        url     TEXT NOT NULL,
+        verdict TEXT NOT NULL,               -- 'trusted', 'untrusted' or 'unknown'
+        reasons TEXT NOT NULL,               -- JSON list of strings
+        counts  TEXT NOT NULL,               -- JSON object: signal -> count
+        at      TEXT NOT NULL,
+        PRIMARY KEY (scope, url)
+    ) WITHOUT ROWID;
+    ALTER TABLE pending ADD COLUMN held TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 CACHE_KIB = 8_192  # SQLite page cache per database (main, temp), in KiB: time is the same with more

@@ -21,8 +21,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from .._models import ChangeKind, Entry, EntryChange, Format, SitemapRef, SitemapState, Status
+from .._models import (
+    ChangeKind,
+    Entry,
+    EntryChange,
+    Format,
+    SitemapRef,
+    SitemapState,
+    Status,
+)
 from ._state_file import connect, guard
+from ._state_ledger import Ledger
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -31,7 +40,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 
 
-class SqliteStateStore:
+class SqliteStateStore(Ledger):
     """A state store in one SQLite file (WAL mode), or ``":memory:"``.
 
     Opening checks the file before writing anything: a file that is not SQLite, another
@@ -101,20 +110,34 @@ class SqliteStateStore:
                     "WHERE id = ?",
                     (*values, sid),
                 )
-            before = {
-                loc for (loc,) in db.execute("SELECT loc FROM children WHERE parent = ?", (sid,))
-            }
+            before = db.execute(
+                "SELECT loc, lastmod FROM children WHERE parent = ? ORDER BY position", (sid,)
+            ).fetchall()
+            children = list(state.children)
+            named = {ref.loc for ref in children}
+            complete = state.status is Status.OK
+            if not complete:
+                # A partial read proves nothing about what it did not reach: the children it
+                # did not name stay, after those it named.
+                children.extend(
+                    SitemapRef(loc, _from_iso(lastmod), state.final_url)
+                    for loc, lastmod in before
+                    if loc not in named
+                )
             db.execute("DELETE FROM children WHERE parent = ?", (sid,))
             db.executemany(
                 "INSERT INTO children (parent, position, loc, lastmod) VALUES (?, ?, ?, ?)",
-                ((sid, i, ref.loc, _iso(ref.lastmod)) for i, ref in enumerate(state.children)),
+                ((sid, i, ref.loc, _iso(ref.lastmod)) for i, ref in enumerate(children)),
             )
             if state.tracked:
-                self._swap_entries(db, sid, stage)
+                if complete:
+                    self._swap_entries(db, sid, stage)
+                else:
+                    self._merge_entries(db, sid, stage)
             if stage is not None:
                 db.execute("DELETE FROM temp.staged WHERE stage = ?", (stage,))
-            gone = before - {ref.loc for ref in state.children}
-            if gone:
+            gone = {loc for loc, _ in before} - named
+            if gone and complete:
                 self._forget(db, gone, keep=state.url)
 
     def touch(
@@ -179,7 +202,7 @@ class SqliteStateStore:
 
     def delivered(self) -> None:
         with self._guard():
-            self._db.execute("DELETE FROM pending")
+            self._db.execute("DELETE FROM pending WHERE held IS NULL")  # held: kept for later
             # Give the freed pages back (a first feed leaves one row per URL to free).
             # executescript steps the pragma to its end; execute would free one page.
             self._db.executescript("PRAGMA incremental_vacuum;")
@@ -214,7 +237,8 @@ class SqliteStateStore:
                 ],
                 forgotten=one("SELECT count(*) FROM sitemaps WHERE status IS NULL").fetchone()[0],
                 tracked_urls=one("SELECT count(DISTINCT loc) FROM listed").fetchone()[0],
-                pending=one("SELECT count(*) FROM pending").fetchone()[0],
+                pending=one("SELECT count(*) FROM pending WHERE held IS NULL").fetchone()[0],
+                held=one("SELECT count(*) FROM pending WHERE held IS NOT NULL").fetchone()[0],
             )
 
     # -- internals ---------------------------------------------------------------------------
@@ -260,6 +284,23 @@ class SqliteStateStore:
         )
         db.execute("DELETE FROM listed WHERE sitemap = ?", (sid,))
         # In key order, for locality in the indexes; a URL listed twice keeps its last listing.
+        db.execute(
+            "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
+            "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",
+            (sid, stage),
+        )
+
+    def _merge_entries(self, db: sqlite3.Connection, sid: int, stage: int | None) -> None:
+        """A partial read's entries add to the document's (new or modified); none is
+        removed: what it did not reach stays as it was."""
+        if stage is None:
+            return
+        self._remember(
+            db,
+            "SELECT loc FROM (SELECT loc, lastmod FROM temp.staged WHERE stage = :stage "
+            "EXCEPT SELECT loc, lastmod FROM listed WHERE sitemap = :sid)",
+            {"sid": sid, "stage": stage},
+        )
         db.execute(
             "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
             "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",
@@ -324,6 +365,7 @@ FROM (
     SELECT p.loc AS loc, p.listed AS was, p.lastmod AS before, p.sitemap AS old,
            count(l.loc) AS listings, max(l.lastmod) AS after, min(l.sitemap) AS new
     FROM pending AS p LEFT JOIN listed AS l ON l.loc = p.loc
+    WHERE p.held IS NULL
     GROUP BY p.loc
 ) AS n
 LEFT JOIN sitemaps AS s ON s.id = CASE WHEN n.listings > 0 THEN n.new ELSE n.old END
@@ -342,6 +384,7 @@ class StoreSummary:
     forgotten: int  # documents that left their index
     tracked_urls: int  # distinct page URLs kept for the change feed
     pending: int  # URLs whose change was not delivered yet
+    held: int = 0  # removals a source's shrink guard holds back
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -19,9 +19,8 @@ import asyncio
 import hashlib
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import BinaryIO
 
 from yarl import URL
@@ -29,13 +28,13 @@ from yarl import URL
 from .._config import ReaderConfig, ScopePolicy
 from .._core._jobs import Job, JobKind, Leaf, job_of, leaf_of
 from .._core._parser import SitemapParser
-from .._core._robots import sitemap_urls
+from .._core._robots import looks_like_robots, sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._errors import HTTPStatusError
-from .._models import Format, Problem, SitemapRef, SitemapState, SitemapVisited, Status
+from .._models import Format, Problem, ProblemKind, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
-from ._fetch import CHUNK, Body, Fetcher, FetchResult
+from ._fetch import CHUNK, Body, Fetcher, FetchResult, could_not_connect
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
@@ -65,13 +64,15 @@ class Walk:
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
-        self._tracker = None if store is None else Tracker(store, config.incremental)
+        self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
         self._settings = Settings(
             config=config, tracker=self._tracker, defer=defer_leaves, pool=self._pool
         )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
+        self._tasks: tuple[asyncio.Future[None], ...] = ()  # the workers and their closer
+        self._stopped = False
         for source in sources:
             self._add_source(source)
         for leaf in leaves:
@@ -89,6 +90,8 @@ class Walk:
         else:
             name = source_name(source)
             job = Job(url=name, kind=JobKind.LOCAL, root=name)
+        if self._tracker is not None:
+            self._tracker.source(job.root, job.key)
         self._frontier.push(job)
 
     def _body(self, job: Job) -> SitemapBody:
@@ -96,33 +99,54 @@ class Walk:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def batches(self) -> AsyncIterator[Batch]:
+    async def batches(self) -> AsyncGenerator[Batch, None]:
         workers = [
             asyncio.ensure_future(self._worker())
             for _ in range(self._config.limits.max_concurrency)
         ]
         closer = asyncio.ensure_future(self._close_when_done(workers))
+        self._tasks = (*workers, closer)
         try:
             while (batch := await self._outbox.get()) is not None:
                 yield batch
+            if self._stopped:
+                raise RuntimeError("the SitemapReader was closed during this walk")
             await closer  # re-raise a worker's unexpected exception
             if self._tracker is not None:
                 self._tracker.delivered()  # the consumer took every change
         finally:
-            for task in (*workers, closer):
-                task.cancel()
-            await asyncio.gather(*workers, closer, return_exceptions=True)
-            if self._pool is not None:
-                await self._pool.close()
+            await self.aclose()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the run is over (stopped, or its batches all taken)."""
+        return self._stopped
+
+    async def aclose(self) -> None:
+        """Stop the run (idempotent): its workers are cancelled and waited for, so none
+        uses the session or the state store afterwards; a consumer still waiting for a
+        batch is woken and told."""
+        self._stopped = True
+        # No task may wait on the outbox from here: nothing drains it. A consumer waiting
+        # in another task is woken: no batch comes after those queued.
+        self._outbox.abandon()
+        self._outbox.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._pool is not None:  # after the tasks: none waits on a worker any more
+            await self._pool.close()
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
             await asyncio.gather(*workers)
             if self._tracker is not None:  # the change feed, once every document is settled
+                for said in self._tracker.finish():  # a source's shrink guard
+                    await self._outbox.emit([said], root=said.url)
                 for changes in self._tracker.change_batches():
                     await self._outbox.emit(changes, root=None)  # every source's
         finally:
-            await self._outbox.close()
+            self._outbox.close()
 
     async def _worker(self) -> None:
         while (job := await self._frontier.next()) is not None:
@@ -139,10 +163,10 @@ class Walk:
         else:
             await self._sitemap(job)
 
-    def _out_of_budget(self, job: Job) -> str | None:
+    def _out_of_budget(self, job: Job) -> ProblemKind | None:
         return self._frontier.out_of_budget(job, self._fetcher.bytes)
 
-    async def _say_budget(self, budget: str, url: str, root: str) -> Problem | None:
+    async def _say_budget(self, budget: ProblemKind, url: str, root: str) -> Problem | None:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
         said = self._frontier.budget_problem(budget, url, root)
         if said is not None:
@@ -156,23 +180,27 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
-        key = job.key
-        plan = self._plan(key, None)
+        plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
         result = await self._fetcher.get(job.url, body, headers=plan.headers)
-        self._progress.bytes += result.bytes
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
         refs: tuple[SitemapRef, ...] = ()
         if error is not None and not _is_client_error(error):
             # -- RFC 9309 section 2.3.1.4: an unreachable robots.txt means complete disallow.
-            problem = Problem(
-                "robots-unavailable",
-                job.url,
-                f"{error!s}: the site is taken as disallowing everything "
-                "(RFC 9309) and is not probed further",
-            )
+            # A connection that never opened is most likely a wrong address: said so, and
+            # the robots.txt rule only where the server answered.
+            if could_not_connect(error):
+                why = f"{error!s}: is the address right?"
+            elif isinstance(error, HTTPStatusError):
+                why = (
+                    f"{error!s}: the site is taken as disallowing everything (RFC 9309) and "
+                    "is not probed further"
+                )
+            else:
+                why = f"{error!s}: the site is not read further"
+            problem = Problem(ProblemKind.ROBOTS_UNAVAILABLE, job.url, why)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -185,8 +213,22 @@ class Walk:
             refs, problems = found.refs, list(found.problems)
             await self._outbox.emit(problems, root=job.root)
         if self._tracker is not None:
-            self._settle_robots(key, result, status, body, refs)
-        vouched = origin_of(final)
+            said = self._settle_robots(job, result, status, body, refs)
+            if said is not None:
+                problems.append(said)
+                await self._outbox.emit([said], root=job.root)
+        problems += await self._follow(job, refs, final, origin_of(final))
+        await self._report_robots(
+            job, status, final, result, children=len(refs), problems=tuple(problems)
+        )
+        if not refs:
+            await self._probe(job, final)
+
+    async def _follow(
+        self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
+    ) -> list[Problem]:
+        """Queue the sitemaps a robots.txt names; the budget problems that refused some."""
+        problems = []
         for ref in refs:
             pushed = self._frontier.push(
                 Job(
@@ -201,11 +243,7 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
-        await self._report_robots(
-            job, status, final, result, children=len(refs), problems=tuple(problems)
-        )
-        if not refs:
-            await self._probe(job, final)
+        return problems
 
     async def _report_robots(
         self,
@@ -228,6 +266,10 @@ class Walk:
                 bytes=result.bytes,
                 children=children,
                 problems=problems,
+                order=job.order,
+                redirects=result.redirects,
+                content_type=result.content_type,
+                elapsed=result.elapsed,
             ),
             root=job.root,
         )
@@ -239,7 +281,7 @@ class Walk:
             await self._outbox.emit(
                 [
                     Problem(
-                        "no-sitemap",
+                        ProblemKind.NO_SITEMAP,
                         robots_url,
                         "robots.txt names no sitemap, and probing well-known paths is off",
                     )
@@ -264,7 +306,7 @@ class Walk:
             if await self._sitemap(probe):
                 return
         problem = Problem(
-            "no-sitemap",
+            ProblemKind.NO_SITEMAP,
             str(origin),
             "robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
@@ -276,7 +318,7 @@ class Walk:
     async def _sitemap(self, job: Job) -> bool:
         """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
         key = job.key
-        plan = self._plan(key, job.lastmod)
+        plan = self._plan(job)
         tracker = self._tracker
         if self._settings.defer and plan.state is not None and plan.state.format in ENTRY_FORMATS:
             # Discovery remembers its leaves: handed out again without a request; the leaf's
@@ -298,7 +340,6 @@ class Walk:
         finally:
             if hashed is not None:
                 hashed.release()
-        self._progress.bytes += result.bytes
         if body.deferred and result.error is None:
             if tracker is not None:
                 # Remembered as a leaf, never as read: its own read records that.
@@ -323,7 +364,10 @@ class Walk:
         if report.status is Status.MISSING and job.kind is not JobKind.PROBE:
             report = replace(report, status=Status.FAILED)
         if hashed is not None:
-            body.settle(result, report, hashed.hexdigest())
+            settled = body.settle(result, report, hashed.hexdigest())
+            said = () if settled.problem is None else (settled.problem,)
+            body.late_problems.extend(said)
+            report = replace(report, problems=(*report.problems, *said), lastmods=settled.lastmods)
         await self._outbox.emit(body.late_problems, root=job.root)
         await self._outbox.report(report, root=job.root)
         return report.status in (Status.OK, Status.PARTIAL)
@@ -336,15 +380,20 @@ class Walk:
 
     # -- incremental runs (a state store) --------------------------------------------------------
 
-    def _plan(self, key: str, lastmod: datetime | None) -> Plan:
-        return FIRST_READ if self._tracker is None else self._tracker.plan(key, lastmod)
+    def _plan(self, job: Job) -> Plan:
+        if self._tracker is None:
+            return FIRST_READ
+        return self._tracker.plan(job.key, job.lastmod, job.root)
 
     async def _unchanged(self, job: Job, state: SitemapState, result: FetchResult | None) -> None:
         """Report a document unchanged since its last read (skipped by its index's lastmod,
         answered 304, or the same bytes): nothing to emit; the children it named are queued."""
-        assert self._tracker is not None
+        tracker = self._tracker
+        assert tracker is not None
         if result is not None:
-            self._tracker.confirm(job.key, job.lastmod, result)
+            lastmods = tracker.confirm(job.key, job.lastmod, result, job.root)
+        else:
+            lastmods = tracker.known(job.key, job.root)
         self._count_unchanged(state, result)
         body = self._body(job)
         await body.replay(state)
@@ -361,6 +410,8 @@ class Walk:
                 children=len(state.children),
                 problems=tuple(body.problems),
                 lastmod=job.lastmod,
+                lastmods=lastmods,
+                order=job.order,
             ),
             root=job.root,
         )
@@ -372,18 +423,18 @@ class Walk:
 
     def _settle_robots(
         self,
-        key: str,
+        job: Job,
         result: FetchResult,
         status: Status,
         body: BytesBody,
         refs: Sequence[SitemapRef],
-    ) -> None:
+    ) -> Problem | None:
         assert self._tracker is not None
         if status is Status.UNCHANGED:
-            self._tracker.confirm(key, None, result)
-            return
-        self._tracker.settle(
-            key,
+            self._tracker.confirm(job.key, None, result)
+            return None
+        return self._tracker.settle(
+            job.key,
             lastmod=None,
             result=result,
             status=status,
@@ -391,7 +442,9 @@ class Walk:
             entries=0,
             digest=hashlib.blake2b(body.data, digest_size=16).hexdigest(),
             children=[recorded(ref) for ref in refs],
-        )
+            valid=_whole_robots(body),
+            root=job.root,
+        ).problem
 
     # -- local files ---------------------------------------------------------------------------
 
@@ -401,9 +454,17 @@ class Walk:
         if budget is not None:
             await self._skip(job, budget)
             return
-        parser = SitemapParser(name, limits=self._config.limits, resolve_relative=False)
+        # With a base URL the file stands there, as if fetched from it; without, it has no
+        # location: nothing to resolve against, no scope for its entries.
+        config = self._config
+        base = config.base_url
+        parser = SitemapParser(
+            base or name,
+            limits=config.limits,
+            resolve_relative=bool(base and config.resolve_relative),
+        )
         body = self._body(job)
-        body.begin(parser, Scope("", ScopePolicy.OFF))
+        body.begin(parser, Scope(base, config.scope) if base else Scope("", ScopePolicy.OFF))
         tracker = self._tracker
         hashed = None if tracker is None else Hashed(body)
         try:
@@ -411,38 +472,78 @@ class Walk:
                 sys.stdin.buffer if name == "-" else await asyncio.to_thread(open, name, "rb")
             )
         except OSError as exc:
-            problem = Problem("unreadable", name, f"cannot read the file: {exc.strerror or exc}")
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"cannot read the file: {exc.strerror or exc}"
+            )
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(url=name, status=Status.FAILED, final_url=name, problems=(problem,)),
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                ),
                 root=job.root,
             )
             return
         size = 0
         try:
-            while True:
-                data = await asyncio.to_thread(stream.read, CHUNK)
-                if not data:
-                    break
+            data = await asyncio.to_thread(stream.read, CHUNK)
+            if os.path.basename(name).lower() == "robots.txt" or looks_like_robots(data):
+                rest = await asyncio.to_thread(stream.read, ROBOTS_MAX_BYTES - len(data))
+                await self._local_robots(job, data + rest, base or name)
+                return
+            while data:
                 size += len(data)
+                self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
+                data = await asyncio.to_thread(stream.read, CHUNK)
             await (hashed or body).finish()
         except OSError as exc:
-            problem = Problem("unreadable", name, f"reading the file failed: {exc.strerror or exc}")
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"reading the file failed: {exc.strerror or exc}"
+            )
             body.problems.append(problem)
             await self._outbox.emit([problem], root=job.root)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
-        result = FetchResult(url=name, final_url=name, bytes=size, attempts=1, read=True)
+        result = FetchResult(url=name, final_url=base or name, bytes=size, attempts=1, read=True)
         report = body.report(result)
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
-            body.settle(result, report, hashed.hexdigest())
+            settled = body.settle(result, report, hashed.hexdigest())
+            report = replace(report, lastmods=settled.lastmods)
         await self._outbox.report(report, root=job.root)
 
-    async def _skip(self, job: Job, budget: str) -> None:
+    async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
+        """A local robots.txt (by its name or its lines): its Sitemap: lines are followed, as
+        a site's are; relative ones resolve against the base URL, if there is one."""
+        found = sitemap_urls(data, final)
+        problems = list(found.problems)
+        if not found.refs:
+            problems.append(
+                Problem(ProblemKind.NO_SITEMAP, job.url, "the robots.txt names no sitemap")
+            )
+        await self._outbox.emit(problems, root=job.root)
+        base = self._config.base_url
+        problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
+        await self._outbox.report(
+            SitemapVisited(
+                url=job.url,
+                status=Status.OK,
+                final_url=final,
+                format=Format.ROBOTS,
+                bytes=len(data),
+                children=len(found.refs),
+                problems=tuple(problems),
+            ),
+            root=job.root,
+        )
+
+    async def _skip(self, job: Job, budget: ProblemKind) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
         said = await self._say_budget(budget, job.url, job.root)
         problem = said or Problem(budget, job.url, "not read: a budget of the run was reached")
@@ -454,9 +555,16 @@ class Walk:
                 depth=job.depth,
                 problems=(problem,),
                 lastmod=job.lastmod,
+                order=job.order,
             ),
             root=job.root,
         )
+
+
+def _whole_robots(body: BytesBody) -> bool:
+    """Whether a robots.txt read says all it names: not cut at its size limit, and not a
+    web page (a soft 404) answered in its place."""
+    return len(body.data) < body.limit and body.data.lstrip()[:1] != b"<"
 
 
 def _is_client_error(error: Exception) -> bool:

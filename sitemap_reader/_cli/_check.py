@@ -1,0 +1,139 @@
+"""``sitemap-reader check``: what is wrong with a site's sitemaps, as text, JSON lines and an
+HTML report page; the exit status says whether a finding reached ``--fail-on``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+
+import sitemap_reader as sr
+
+from .._check_output import summary_of, write_json_line, write_text
+from .._report import render_report
+from . import _options, _values
+from ._console import Console, Tally
+from ._run import run_walk
+
+_FAIL_RANK = {"error": sr.Severity.ERROR.rank, "warning": sr.Severity.WARNING.rank}
+
+
+def register(commands: _options.Commands) -> None:
+    check = _options.add_command(
+        commands,
+        "check",
+        run,
+        help="report what is wrong with the sources' sitemaps (codes in the README)",
+        description="Read the sources as dump does and report each finding with its code, "
+        "severity, document and line.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]",
+        epilog="exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a "
+        "usage error (an unusable state file included); 130 when interrupted (Ctrl-C), 143 on "
+        "SIGTERM.",
+    )
+    _options.add_sources(check)
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): findings grouped by document, then a summary; json: one "
+        "object a finding, then one with the summary",
+    )
+    check.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write a self-contained HTML page: the sitemap tree, the findings and charts",
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "never"),
+        default="error",
+        help="exit 1 when a finding of this severity or worse is found (default: error)",
+    )
+    check.add_argument(
+        "--slow",
+        type=_values.positive_duration,
+        default=sr.CheckOptions().slow,
+        metavar="DURATION",
+        help="report responses slower than this (5)",
+    )
+    check.add_argument(
+        "--state",
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="use the state file FILE (as dump --state does) for its lastmod trust verdicts "
+        "(V406); everything is read again",
+    )
+    _options.add_reading_options(check)
+    check.set_defaults(all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    args.sources = _options.sources(args)
+    config = _options.config(args)
+    if args.state is not None:  # a check reads everything: the state gives verdicts only
+        config = dataclasses.replace(
+            config, incremental=dataclasses.replace(config.incremental, read_all=True)
+        )
+    report_path = _report_path(args.report)
+    console = Console(args.quiet, args.no_progress)  # the progress line; findings say the rest
+    checker = sr.Checker(sr.CheckOptions(slow=args.slow))
+    findings: list[sr.Finding] = []
+    json_out = args.format == "json"
+    started = datetime.now(timezone.utc)
+
+    def emit(found: list[sr.Finding]) -> None:
+        findings.extend(found)
+        if json_out:
+            for item in found:
+                write_json_line(item, sys.stdout)
+            sys.stdout.flush()
+
+    def handle(batch: list[sr.Event], tally: Tally) -> None:
+        emit(checker.feed(batch))
+
+    run_walk(args, config, console, handle)
+    emit(checker.close())
+    summary = summary_of(findings)
+    if json_out:
+        write_json_line({"summary": summary}, sys.stdout)
+    else:
+        write_text(findings, sys.stdout)
+    sys.stdout.flush()
+    if report_path is not None:
+        page = render_report(checker, findings, args.sources, started)
+        _write_atomically(report_path, page)
+    return _exit_status(findings, args.fail_on)
+
+
+def _exit_status(findings: list[sr.Finding], fail_on: str) -> int:
+    if fail_on == "never":
+        return 0
+    rank = _FAIL_RANK[fail_on]
+    return 1 if any(item.severity.rank >= rank for item in findings) else 0
+
+
+def _report_path(path: str | None) -> str | None:
+    """The report's path, checked before the run: its directory must exist."""
+    if path is None:
+        return None
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.isdir(os.path.dirname(path)):
+        raise _options.UsageError(f"--report: the directory of {path} does not exist")
+    return path
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """The whole page or none: written beside it, then moved over it."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".report-", suffix=".html")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,108 @@
+"""The change feed's safety and lastmod trust through the CLI: ``tree --changes``, the
+shrink guard on stderr and in ``state show``, the verdicts in ``tree`` and ``state show``,
+the summary line saying a source was distrusted, ``--trust-lastmod``/``--shrink-guard``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitemap_reader._cli import main
+from tests.http_site import Served, ThreadedServer, sitemapindex, text, urlset, xml
+
+
+def serve(s: Served, sizes: dict[str, int], index_lastmod: str, entry_lastmod: str) -> None:
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+    s.add("/index.xml", xml(sitemapindex(*[(s.a(f"/{n}.xml"), index_lastmod) for n in sizes])))
+    for name, n in sizes.items():
+        entries = [{"loc": s.a(f"/p/{name}{i}"), "lastmod": entry_lastmod} for i in range(n)]
+        s.add(f"/{name}.xml", xml(urlset(*entries)))
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+def test_tree_changes_counts_what_changed_per_sitemap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = str(tmp_path / "state.sqlite")
+    with ThreadedServer() as s:
+        serve(s, {"a": 3, "b": 3}, "2024-03-01", "2024-03-01")
+        code, first, err = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
+        serve(s, {"a": 3, "b": 2}, "2024-04-01", "2024-04-01")
+        _, second, _ = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
+    assert code == 0
+    assert f"{s.a('/a.xml')}  urlset  3 URLs" in first and "3 new, 0 modified, 0 removed" in first
+    assert err.startswith("sitemap-reader: 6 changes from 3 sitemaps")
+    b = next(line for line in second.splitlines() if s.a("/b.xml") in line)
+    assert b.endswith("0 new, 2 modified, 1 removed")
+    assert "lastmods trusted" in b
+
+
+def test_the_shrink_guard_on_stderr_and_in_state_show(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = str(tmp_path / "state.sqlite")
+    with ThreadedServer() as s:
+        serve(s, {"a": 2, "b": 10}, "2024-03-01", "2024-03-01")
+        cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+        serve(s, {"a": 2, "b": 1}, "2024-04-01", "2024-04-01")
+        _, out, err = cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+        _, shown, _ = cli(capsys, "state", "show", state)
+        _, records, _ = cli(capsys, "state", "show", state, "--format", "jsonl")
+        _, off, _ = cli(
+            capsys, "dump", s.a("/"), "--state", state, "--changes", "--shrink-guard", "off"
+        )
+    assert [json.loads(line)["change"] for line in out.splitlines()] == ["modified"] * 3
+    assert f"{s.a('/b.xml')}: lists 1 URLs where its last complete read listed 10" in err
+    assert "[shrink-held]" in err
+    assert (
+        f"held back: {s.a('/b.xml')} (sitemap) lists 1 URLs, 10 at its last complete read" in shown
+    )
+    b = next(json.loads(line) for line in records.splitlines() if s.a("/b.xml") in line)
+    assert b["held"] == {"before": 10, "now": 1}
+    assert b["lastmods"]["verdict"] == "trusted"
+    assert len(off.splitlines()) == 9  # the guard off: the removals go out
+
+
+def test_the_summary_says_a_source_was_distrusted_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lying index (lastmods frozen in 2023, entries of 2024): the next run says so, and
+    ``--trust-lastmod always`` skips its children all the same."""
+    state, always = str(tmp_path / "auto.sqlite"), str(tmp_path / "always.sqlite")
+    with ThreadedServer() as s:
+        serve(s, {"a": 2, "b": 2}, "2023-01-01", "2024-03-01")
+        cli(capsys, "dump", s.a("/"), "--state", state)
+        cli(capsys, "dump", s.a("/"), "--state", always, "--trust-lastmod", "always")
+        _, _, err = cli(capsys, "dump", s.a("/"), "--state", state, "--format", "txt")
+        _, tree, _ = cli(capsys, "tree", s.a("/"), "--state", state)
+        _, skipped, err_always = cli(
+            capsys, "dump", s.a("/"), "--state", always, "--trust-lastmod", "always"
+        )
+        _, shown, _ = cli(capsys, "state", "show", state)
+    assert (
+        f"sitemap-reader: the lastmods of {s.a('/')} were distrusted (2 index lastmods older "
+        "than the newest entry of their sitemap)" in err
+    )
+    assert "distrusted" not in err_always and "2 sitemaps unchanged" in err_always
+    assert skipped == ""
+    assert "~ lastmods untrusted (1 index lastmods older than the newest entry" in tree
+    assert f"source {s.a('/')}: lastmods untrusted (2 index lastmods older" in shown
+
+
+def test_the_new_options_need_a_state_file(capsys: pytest.CaptureFixture[str]) -> None:
+    for option in (["--trust-lastmod", "never"], ["--shrink-guard", "0.3"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["dump", "http://127.0.0.1:9/", *option])
+        assert exc.value.code == 2
+        assert "need --state" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["dump", "http://127.0.0.1:9/", "--state", "x", "--shrink-guard", "2"])
+    assert "not between 0 and 1" in capsys.readouterr().err
