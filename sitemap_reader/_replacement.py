@@ -55,8 +55,9 @@ class Replacement:
 
     @property
     def path(self) -> str | None:
-        """The temporary file's path; None once it has been committed or discarded."""
-        return self._temp
+        """The path being written: the temporary file's (None once it has been committed or
+        discarded), or a device's or FIFO's own."""
+        return self.target if self._direct else self._temp
 
     def commit(self) -> None:
         """Replace the target with the temporary file (written and closed by the caller)."""

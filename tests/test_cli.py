@@ -216,6 +216,30 @@ def test_output_to_a_fifo_writes_into_it(rich: Path, tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["pipe", "sitemap.xml"]  # no temporary file
 
 
+def test_parquet_to_a_fifo_is_refused_and_leaves_it(
+    rich: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Parquet cannot go through a FIFO (its writer seeks): a clear error naming it, exit 2,
+    and the FIFO left a FIFO, never replaced by a file."""
+    pytest.importorskip("pyarrow")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def drain() -> None:
+        with open(fifo, "rb") as reader:
+            got.append(reader.read())
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    assert main(["dump", "--format", "parquet", "-o", str(fifo), str(rich)]) == 2
+    thread.join(timeout=30)
+    assert f"cannot write -o {fifo}" in capsys.readouterr().err
+    assert got == [b""]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["pipe", "sitemap.xml"]  # no temporary file
+
+
 def test_since_keeps_newer_and_undated_entries(
     rich: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
