@@ -246,6 +246,9 @@ def mixed_sitemap(
     return "".join(out).encode("utf-8")
 
 
+SHAPES = {"plain": plain_sitemap, "mixed": mixed_sitemap, "cdata": exact_sitemap}
+
+
 def gzipped(document: bytes) -> bytes:
     """``document`` as a ``.xml.gz`` file; mtime 0 keeps the bytes deterministic."""
     return gzip.compress(document, compresslevel=6, mtime=0)

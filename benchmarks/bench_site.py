@@ -8,8 +8,15 @@ Each reader runs in a fresh child process of its own, so its wall time and peak 
     python benchmarks/bench_site.py                      # 20 x 50,000 URLs
     python benchmarks/bench_site.py --children 100       # 5,000,000 URLs (memory flatness)
     python benchmarks/bench_site.py --readers sitemap-reader,floor
+    python benchmarks/bench_site.py --shape mixed        # alternates, image titles (_generate)
 
-Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-txt``,
+``--shape`` picks the children's shape from ``_generate.SHAPES``: ``plain`` (the default),
+``mixed`` (hreflang alternates, image titles and captions, changefreq and priority on some:
+what multilingual and image-rich sites serve) or ``cdata`` (All in One SEO's CDATA shape).
+
+Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-workers``
+(the same with ``--workers auto``: the children parsed in worker processes, one a core),
+``sitemap-reader-txt``,
 ``floor`` (a sequential urllib + gzip + lxml loop reading only <loc>: no checks, no
 output), and, when the ``bench`` extra is installed, ``usp`` (ultimate-sitemap-parser),
 ``advertools``, ``scrapy`` (a SitemapSpider that counts and follows no page) and
@@ -36,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 READERS = (
     "sitemap-reader",
+    "sitemap-reader-workers",
     "sitemap-reader-txt",
     "floor",
     "usp",
@@ -48,9 +56,9 @@ READERS = (
 # -- the site ------------------------------------------------------------------------------
 
 
-def serve(children: int, per_child: int, port_file: str) -> None:
+def serve(children: int, per_child: int, port_file: str, shape: str = "plain") -> None:
     """Run the loopback site until killed (in its own process)."""
-    from _generate import gzipped, plain_sitemap
+    from _generate import SHAPES, gzipped
     from aiohttp import web
 
     async def main() -> None:
@@ -91,7 +99,7 @@ def serve(children: int, per_child: int, port_file: str) -> None:
         base["url"] = f"http://127.0.0.1:{port}"
         # Distinct pages per child (a seed each), all on this origin.
         for i in range(children):
-            bodies[i] = gzipped(plain_sitemap(per_child, seed=i, base_url=base["url"] + f"/c{i}"))
+            bodies[i] = gzipped(SHAPES[shape](per_child, seed=i, base_url=base["url"] + f"/c{i}"))
         Path(port_file).write_text(str(port))
         while True:
             await asyncio.sleep(3600)
@@ -192,6 +200,8 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
             os.devnull,
             "--no-progress",
         ]
+        if name.endswith("workers"):
+            command += ["--workers", "auto"]
     else:
         command = [sys.executable, __file__, "--run-reader", name, url]
     run = run_measured(command)
@@ -199,6 +209,7 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
     return {
         "reader": name,
         "seconds": run.seconds,
+        "cpu_seconds": run.cpu_seconds,
         "urls": found,
         "urls_per_s": found / run.seconds if run.seconds else 0.0,
         "peak_rss_mb": run.peak_rss_mb,
@@ -227,12 +238,14 @@ class Measured:
     code: int
     out: str
     err: str
-    peak_rss_mb: float
+    peak_rss_mb: float  # the largest single process (the command's or a worker's)
+    cpu_seconds: float  # user + system, the command's and its workers' together
 
 
 def run_measured(command: list[str]) -> Measured:
     """Run ``command``; its output goes through files, so a chatty child never fills a
-    pipe and blocks while ``wait4`` waits for it. ``wait4`` gives this child's own peak RSS."""
+    pipe and blocks while ``wait4`` waits for it. ``wait4`` gives this child's peak RSS and
+    CPU time, its own and those of the processes it started and waited for (Linux)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
@@ -246,6 +259,7 @@ def run_measured(command: list[str]) -> Measured:
             out.read(),
             err.read(),
             usage.ru_maxrss / 1024,
+            usage.ru_utime + usage.ru_stime,
         )
 
 
@@ -267,6 +281,7 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=20)
     parser.add_argument("--urls-per-child", type=int, default=50_000)
     parser.add_argument("--readers", default=",".join(READERS))
+    parser.add_argument("--shape", choices=("plain", "mixed", "cdata"), default="plain")
     parser.add_argument("--json", metavar="FILE", help="also write the results here")
     parser.add_argument("--run-reader", nargs=2, metavar=("NAME", "URL"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="PORT_FILE", help=argparse.SUPPRESS)
@@ -275,7 +290,7 @@ def main() -> None:
         print(run_reader(*args.run_reader))
         return
     if args.serve:
-        serve(args.children, args.urls_per_child, args.serve)
+        serve(args.children, args.urls_per_child, args.serve, args.shape)
         return
 
     expected = args.children * args.urls_per_child
@@ -290,18 +305,24 @@ def main() -> None:
             str(args.children),
             "--urls-per-child",
             str(args.urls_per_child),
+            "--shape",
+            args.shape,
         ]
     )
     try:
         url = wait_for_site(port_file, lambda: server.poll() is None, args.children)
-        print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
+        print(
+            f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs, "
+            f"{args.shape} shape)"
+        )
         results = []
         for name in args.readers.split(","):
             result = measure(name, url, expected)
             results.append(result)
             flag = "" if result["ok"] else f"  <- {result['error'] or 'found too few URLs'}"
             print(
-                f"{name:20} {result['seconds']:8.2f} s {result['urls']:>10,} URLs "
+                f"{name:20} {result['seconds']:8.2f} s {result['cpu_seconds']:8.2f} s CPU "
+                f"{result['urls']:>10,} URLs "
                 f"{result['urls_per_s']:>10,.0f} URLs/s {result['peak_rss_mb']:8.1f} MB peak RSS{flag}",
                 flush=True,
             )

@@ -200,8 +200,13 @@ class ReaderConfig:
     # The SSRF guard (on when False): a host the documents name, other than the sources'
     # own, may not resolve to a loopback, private, link-local or otherwise special address.
     allow_private: bool = False
+    # Worker processes that parse the sitemaps an index names (the first document of a run
+    # is parsed in this one, the walk's; workers start when a second asks). 0: none.
+    workers: int = 0
 
     def __post_init__(self) -> None:
+        if self.workers < 0:
+            raise ValueError("ReaderConfig.workers must be 0 or more")
         if not isinstance(self.scope, ScopePolicy):
             object.__setattr__(self, "scope", ScopePolicy(self.scope))
         if not self.user_agent.strip():

@@ -214,6 +214,7 @@ class ProblemKind(str, enum.Enum):
     CYCLE = "cycle"
     DUPLICATE = "duplicate"
     UNREADABLE = "unreadable"
+    WORKER_LOST = "worker-lost"  # the process parsing a document died (ReaderConfig.workers)
     # The change feed's shrink guard.
     SHRINK_HELD = "shrink-held"
     SHRINK_CONFIRMED = "shrink-confirmed"

@@ -4,6 +4,7 @@ place only when the writing went well.
 The temporary file gets the permissions the target will keep: those of the file it
 replaces, or for a new file those any new file gets here (0666 less the umask), as if it
 had been written in place. (``tempfile.mkstemp`` creates 0600 files whatever the umask.)
+A target that is a device or a FIFO is written to directly: there is no "whole" to keep.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import stat
 from typing import Final
 
 PREFIX: Final = ".sitemap-reader-"  # a hidden name, so a half-written file is seldom picked up
-_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-_IN_PLACE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 
 class Replacement:
@@ -38,11 +39,11 @@ class Replacement:
         if kept is not None and stat.S_ISDIR(kept.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(target))
         self._temp: str | None
-        self._in_place = kept is not None and not stat.S_ISREG(kept.st_mode)
-        if self._in_place:
-            # A device or a pipe (-o /dev/null, a FIFO): written where it is, never replaced
-            # by a regular file (renaming onto /dev/null would put a file in its place).
-            self.fd, self._temp = os.open(self.target, _IN_PLACE), self.target
+        self._direct = kept is not None and not stat.S_ISREG(kept.st_mode)
+        if self._direct:
+            # A device or a FIFO (-o /dev/null, a named pipe) is written to as it is: a file
+            # renamed over it would replace the device itself (as root, /dev/null).
+            self.fd, self._temp = os.open(self.target, os.O_WRONLY | _CLOEXEC), None
             return
         self.fd, self._temp = _create(os.path.dirname(self.target), suffix)
         if kept is not None and stat.S_ISREG(kept.st_mode):
@@ -55,20 +56,22 @@ class Replacement:
 
     @property
     def path(self) -> str | None:
-        """The temporary file's path; None once it has been committed or discarded."""
-        return self._temp
+        """The path being written: the temporary file's (None once it has been committed or
+        discarded), or a device's or FIFO's own."""
+        return self.target if self._direct else self._temp
 
     def commit(self) -> None:
         """Replace the target with the temporary file (written and closed by the caller)."""
+        if self._direct:
+            return  # written in place
         if self._temp is None:
             raise ValueError("the replacement was already committed or discarded")
-        if not self._in_place:
-            os.replace(self._temp, self.target)
+        os.replace(self._temp, self.target)
         self._temp = None
 
     def discard(self) -> None:
         """Remove the temporary file, if it is still there: the target is left as it was."""
-        if self._temp is not None and not self._in_place:
+        if self._temp is not None:
             try:
                 os.unlink(self._temp)
             except FileNotFoundError:

@@ -5,13 +5,15 @@ entries and changes as jsonl, csv and txt (the jsonl line written out by hand, e
 from __future__ import annotations
 
 import csv
+import enum
 import json
+import math
 from collections.abc import Callable
 from dataclasses import fields
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import IO, Any
 
-from ._models import Alternate, Entry, EntryChange, Image, News, Video
+from ._models import Alternate, ChangeFreq, Entry, EntryChange, Image, News, Video
 
 
 def _plain(value: Any) -> Any:
@@ -115,51 +117,125 @@ def change_writer(fmt: str, out: IO[str]) -> Callable[[list[EntryChange]], None]
     return write_jsonl
 
 
-_ISO: dict[tuple[datetime, timedelta | None], str] = {}
+_ISO: dict[tuple[datetime, object], str] = {}
+_QUOTED = {freq: f'"{freq.value}"' for freq in ChangeFreq}
+# The JSON of values a run repeats on every line: its sitemap URLs, languages, priorities.
+_STRINGS: dict[str, str] = {}
+_NUMBERS: dict[float, str] = {}
+
+
+def _few(cache: dict[Any, str], value: Any, write: Callable[[Any], str]) -> str:
+    text = write(value)
+    if len(cache) < 4_096:  # bounded: once full, every miss is written afresh
+        cache[value] = text
+    return text
 
 
 def _iso(value: datetime) -> str:
-    # Sitemaps repeat a few dates many times, and parse_datetime hands back one object each.
-    # Keyed with the offset too: aware datetimes compare by instant, so 10:00+01:00 and
-    # 09:00+00:00 are one key, and the first one's text would be written for both.
-    key = (value, value.utcoffset())
+    # Sitemaps often repeat a few dates many times, and parse_datetime hands back one object
+    # for each text (its cache), so the hash is cached too. Once full, the cache is only
+    # read: with distinct dates a miss costs a lookup, never an eviction.
+    # The key holds the offset: equal instants at other offsets are written otherwise.
+    key = (value, value.tzinfo)
     text = _ISO.get(key)
     if text is None:
-        if len(_ISO) > 4_096:  # bounded: with distinct dates it only costs memory
-            _ISO.clear()
-        text = _ISO[key] = value.isoformat()
+        text = value.isoformat()
+        if len(_ISO) < 4_096:
+            _ISO[key] = text
     return text
 
 
 def json_line(e: Entry) -> str:
     """One JSON object, as json.dumps(entry_to_dict(e), ensure_ascii=False) writes it.
 
-    Written out by hand for the shapes nearly every entry has (no extension, or images
-    with a loc alone): json.dumps of a dict costs several times as much per line."""
-    images = e.images
-    if e.videos or e.news or e.alternates or (images and not all(map(_bare, images))):
-        return json.dumps(entry_to_dict(e), ensure_ascii=False) + "\n"
-    lastmod = "null" if e.lastmod is None else '"' + _iso(e.lastmod) + '"'
-    changefreq = "null" if e.changefreq is None else '"' + e.changefreq.value + '"'
-    priority = "null" if e.priority is None else repr(e.priority)
-    tail = ""
-    if images:
-        tail = (
-            ', "images": [' + ", ".join(['{"loc": ' + _encode(i.loc) + "}" for i in images]) + "]"
-        )
-    return (
-        f'{{"loc": {_encode(e.loc)}, "lastmod": {lastmod}, "changefreq": {changefreq}, '
-        f'"priority": {priority}, "sitemap": {_encode(e.sitemap)}{tail}}}\n'
+    Written out by hand for every shape (json.dumps of a dict costs several times as much
+    per line, and multilingual and image-rich sites give most entries an extension); the
+    equality is pinned by tests/test_output.py."""
+    date = "null" if e.lastmod is None else f'"{_iso(e.lastmod)}"'
+    changefreq = "null" if e.changefreq is None else _QUOTED[e.changefreq]
+    priority = e.priority
+    if priority is None:
+        number = "null"
+    elif type(priority) is float and priority > 0.0:  # not -0.0, NaN or an int: as written
+        number = _NUMBERS.get(priority) or _few(_NUMBERS, priority, _number)
+    else:
+        number = _number(priority)
+    sitemap = e.sitemap
+    quoted = _STRINGS.get(sitemap) or _few(_STRINGS, sitemap, _encode)
+    line = (
+        f'{{"loc": {_encode(e.loc)}, "lastmod": {date}, "changefreq": {changefreq}, '
+        f'"priority": {number}, "sitemap": {quoted}'
     )
+    if e.images:
+        line += f', "images": [{", ".join([_image(i) for i in e.images])}]'
+    if e.videos:
+        line += f', "videos": [{", ".join([_record(v) for v in e.videos])}]'
+    if e.news:
+        line += f', "news": [{", ".join([_record(n) for n in e.news])}]'
+    if e.alternates:
+        line += f', "alternates": [{", ".join([_alternate(a) for a in e.alternates])}]'
+    return line + "}\n"
 
 
-def _bare(image: Image) -> bool:
-    return (
-        image.caption is None
-        and image.title is None
-        and image.geo_location is None
-        and image.license is None
-    )
+def _image(i: Image) -> str:
+    # The common record, spelled out: loc, then what _extension keeps, in field order.
+    text = f'{{"loc": {_encode(i.loc)}'
+    if i.caption is not None:
+        text += f', "caption": {_encode(i.caption)}'
+    if i.title is not None:
+        text += f', "title": {_encode(i.title)}'
+    if i.geo_location is not None:
+        text += f', "geo_location": {_encode(i.geo_location)}'
+    if i.license is not None:
+        text += f', "license": {_encode(i.license)}'
+    return text + "}"
+
+
+def _alternate(a: Alternate) -> str:
+    lang = a.hreflang
+    if a.media is None and lang is not None:  # nearly every one
+        return f'{{"hreflang": {_STRINGS.get(lang) or _few(_STRINGS, lang, _encode)}, "href": {_encode(a.href)}}}'
+    text = "{" if a.hreflang is None else f'{{"hreflang": {_encode(a.hreflang)}, '
+    text += f'"href": {_encode(a.href)}'
+    if a.media is not None:
+        text += f', "media": {_encode(a.media)}'
+    return text + "}"
+
+
+def _record(record: Video | News) -> str:
+    """Any extension record, as _extension keeps it: fields in order, None and () left out."""
+    parts = []
+    for name in _FIELDS[type(record)]:
+        value = getattr(record, name)
+        if value is not None and value != ():
+            parts.append(f'"{name}": {_value(value)}')
+    return "{" + ", ".join(parts) + "}"
+
+
+def _value(value: Any) -> str:
+    """``value`` as json.dumps writes _plain(value)."""
+    if isinstance(value, str):
+        return _encode(value.value if isinstance(value, enum.Enum) else value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _number(float(value))
+    if isinstance(value, datetime):
+        return '"' + _iso(value) + '"'
+    if isinstance(value, tuple):
+        return "[" + ", ".join([_value(v) for v in value]) + "]"
+    return json.dumps(_plain(value), ensure_ascii=False)  # no such field today
+
+
+def _number(value: float) -> str:
+    # As json.dumps: float's repr, and its names for the values JSON has none for.
+    if type(value) is not float:
+        return _value(value)  # an int, say, in an Entry made by hand
+    if math.isfinite(value):
+        return float.__repr__(value)
+    return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
 
 
 def change_line(c: EntryChange) -> str:

@@ -368,7 +368,6 @@ class ParquetSink:
         self._file: Replacement | None = None
         if isinstance(where, (str, os.PathLike)):
             self._file = Replacement(where, suffix=".parquet")
-            os.close(self._file.fd)
             assert self._file.path is not None
             where = self._file.path
         try:
@@ -378,6 +377,11 @@ class ParquetSink:
         except BaseException:
             self._discard()
             raise
+        finally:
+            # Closed once pyarrow has the path open: a FIFO (Replacement writes one in place)
+            # whose writer closed would tell its reader the end had come.
+            if self._file is not None:
+                os.close(self._file.fd)
         self._closed = False
 
     def write(self, entries: Iterable[Entry], *, source: str | None = None) -> None:

@@ -619,10 +619,12 @@ def test_sync_wrapper_returns_findings(tmp_path: Path) -> None:
 
 
 def test_every_problem_kind_has_a_code() -> None:
-    """Each kind the reader reports maps to a registered code; to 'other' only the bug kind
-    and the change feed's, which a check never meets (it runs no change feed)."""
+    """Each kind the reader reports maps to a registered code; to 'other' only the reader's
+    own faults (a bug, a parse worker that died) and the change feed's, which a check never
+    meets (it runs no change feed)."""
     unmapped = {
         sr.ProblemKind.ERROR,
+        sr.ProblemKind.WORKER_LOST,
         sr.ProblemKind.SHRINK_HELD,
         sr.ProblemKind.SHRINK_CONFIRMED,
     }

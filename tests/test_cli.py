@@ -12,8 +12,10 @@ import gzip
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -194,6 +196,50 @@ def test_output_file(rich: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "4 URLs" in err
 
 
+def test_output_to_a_fifo_writes_into_it(rich: Path, tmp_path: Path) -> None:
+    """``-o`` naming a FIFO (as /dev/null names a device) writes through it and leaves it
+    a FIFO: a temporary file renamed over it would replace it (and /dev/null with it)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+
+    def drain() -> None:
+        with open(fifo, encoding="utf-8") as reader:
+            got.append(reader.read())
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    assert main(["dump", "--format", "txt", "-o", str(fifo), str(rich)]) == 0
+    thread.join(timeout=30)
+    assert got == ["".join(loc + "\n" for loc in LOCS)]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["pipe", "sitemap.xml"]  # no temporary file
+
+
+def test_parquet_to_a_fifo_is_refused_and_leaves_it(
+    rich: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Parquet cannot go through a FIFO (its writer seeks): a clear error naming it, exit 2,
+    and the FIFO left a FIFO, never replaced by a file."""
+    pytest.importorskip("pyarrow")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def drain() -> None:
+        with open(fifo, "rb") as reader:
+            got.append(reader.read())
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    assert main(["dump", "--format", "parquet", "-o", str(fifo), str(rich)]) == 2
+    thread.join(timeout=30)
+    assert f"cannot write -o {fifo}" in capsys.readouterr().err
+    assert got == [b""]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["pipe", "sitemap.xml"]  # no temporary file
+
+
 def test_since_keeps_newer_and_undated_entries(
     rich: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -291,6 +337,8 @@ def test_one_readable_source_is_enough_for_exit_0(
         ["dump", "--concurrency", "0", "x.xml"],
         ["dump", "--since", "yesterday", "x.xml"],
         ["dump", "--scope", "everything", "x.xml"],
+        ["dump", "--workers", "-1", "x.xml"],
+        ["dump", "--workers", "many", "x.xml"],
         ["frobnicate"],
     ],
 )

@@ -86,6 +86,9 @@ options:
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
@@ -160,6 +163,9 @@ options:
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
@@ -240,6 +246,9 @@ options:
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
 

@@ -12,6 +12,7 @@ from typing import Any, TypeAlias
 
 import sitemap_reader as sr
 
+from .._io._pool import available_cores
 from .._sources import check_source, is_url
 from ._values import (
     DURATIONS,
@@ -242,8 +243,22 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         help="resolve relative <loc> values against the sitemap URL (a local file's: "
         "--base-url) instead of dropping them",
     )
+    command.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes that parse the sitemaps an index names: a number, 'auto' (one a core "
+        "when there are several) or 0 for none, all parsed in the main process (0)",
+    )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
     command.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def _workers(text: str) -> int:
+    if text.strip().lower() == "auto":
+        cores = available_cores()
+        return cores if cores > 1 else 0
+    return natural(text)
 
 
 # -- what the options give -----------------------------------------------------------------------
@@ -276,6 +291,8 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent
+    if args.workers is not None:
+        settings["workers"] = args.workers
     if args.no_probe:
         settings["well_known_paths"] = ()
     if args.base_url is not None:

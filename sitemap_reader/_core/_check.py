@@ -66,6 +66,7 @@ KIND_CODES = {
     "duplicate": "sitemap-named-twice",
     "unreadable": "unreadable",
     "error": "other",  # an exception no kind names: a bug of the reader
+    "worker-lost": "other",  # a parse worker of the reader died: the reader's fault, not the site's
     # The change feed's (--changes), which check does not run: said as they are if met.
     "shrink-held": "other",
     "shrink-confirmed": "other",

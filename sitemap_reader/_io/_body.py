@@ -34,6 +34,7 @@ from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
 from ._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._outbox import Outbox
+from ._pool import ParsePool, RemoteParser
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -55,6 +56,7 @@ class Settings:
     config: ReaderConfig
     tracker: Tracker | None = None  # with a state store
     defer: bool = False  # discovery: a leaf sitemap is handed out unread
+    pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
 
 
 class SitemapBody:
@@ -71,7 +73,8 @@ class SitemapBody:
         # With a store: the lastmods it carries, for the verdict on them.
         self.stats = None if tracker is None else LastmodStats()
         self.staging = tracker is not None and tracker.changes
-        self.parser: SitemapParser | None = None
+        self.parser: SitemapParser | RemoteParser | None = None
+        self._pool = settings.pool  # None in discovery: its leaves are not read
         self.scope = Scope(job.url, config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
         self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
@@ -117,8 +120,13 @@ class SitemapBody:
             self._refuse(refusal)
             return False
         config = self._config
+        pool = self._pool
+        remote = None
+        if pool is not None and self.job.kind is JobKind.SITEMAP:
+            remote = pool.parser(self.final_url, config, response.content_type)
         self.begin(
-            SitemapParser(
+            remote
+            or SitemapParser(
                 self.final_url,
                 limits=config.limits,
                 resolve_relative=config.resolve_relative,
@@ -128,7 +136,9 @@ class SitemapBody:
         )
         return True
 
-    def begin(self, parser: SitemapParser, scope: Scope) -> None:
+    def begin(self, parser: SitemapParser | RemoteParser, scope: Scope) -> None:
+        if isinstance(self.parser, RemoteParser):
+            self.parser.release()  # a retry: the worker forgets the first attempt
         self.parser = parser
         self.scope = scope
         self._filter = scope.filter()
@@ -147,7 +157,10 @@ class SitemapBody:
     async def _parse(self, data: bytes) -> bool:
         parser = self.parser
         assert parser is not None
-        events = parser.feed(data)
+        if isinstance(parser, RemoteParser):
+            events = await parser.feed(data)
+        else:
+            events = parser.feed(data)
         if self.defer and parser.format in ENTRY_FORMATS:
             self.deferred = True  # a leaf: what its first bytes held is read with the rest
             return False
@@ -159,7 +172,7 @@ class SitemapBody:
         parser = self.parser
         assert parser is not None
         if not (self.cut or self.deferred):  # a document not read to its end: no verdict
-            events = parser.close()
+            events = await parser.close() if isinstance(parser, RemoteParser) else parser.close()
             if self.defer and parser.format in ENTRY_FORMATS:
                 self.deferred = True  # a short leaf, its format known only at its end
                 return True
@@ -347,6 +360,8 @@ class SitemapBody:
 
     def report(self, result: FetchResult) -> SitemapVisited:
         job, parser = self.job, self.parser
+        if isinstance(parser, RemoteParser):
+            parser.release()  # read to its end or not, the worker needs it no more
         error = result.error
         status = Status.OK
         if self.refused is not None:

@@ -39,6 +39,7 @@ from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from ._outbox import Batch, Outbox, Progress
+from ._pool import ParsePool
 from ._state import StateStore
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
@@ -64,7 +65,10 @@ class Walk:
         self._config = config
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental, progress)
-        self._settings = Settings(config=config, tracker=self._tracker, defer=defer_leaves)
+        self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
+        self._settings = Settings(
+            config=config, tracker=self._tracker, defer=defer_leaves, pool=self._pool
+        )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
         self._tasks: tuple[asyncio.Future[None], ...] = ()  # the workers and their closer
@@ -130,6 +134,8 @@ class Walk:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._pool is not None:  # after the tasks: none waits on a worker any more
+            await self._pool.close()
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
