@@ -18,34 +18,30 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import sys
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
-from typing import BinaryIO
 
 from yarl import URL
 
-from .._config import ReaderConfig, ScopePolicy
+from .._config import ReaderConfig
 from .._core._jobs import Job, JobKind, Leaf, job_of, leaf_of
-from .._core._parser import SitemapParser
-from .._core._robots import looks_like_robots, sitemap_urls
-from .._core._scope import Scope, origin_of
+from .._core._robots import sitemap_urls
+from .._core._scope import origin_of
 from .._errors import HTTPStatusError
 from .._models import Format, Problem, ProblemKind, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
-from ._fetch import CHUNK, Body, Fetcher, FetchResult, could_not_connect
+from ._fetch import Body, Fetcher, FetchResult, could_not_connect
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
+from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Batch, Outbox, Progress
 from ._pool import ParsePool
 from ._state import StateStore
 
-ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
 
-
-class Walk:
+class Walk(LocalFiles):
     """One run over ``sources`` (and ``leaves`` found by discovery); iterate :meth:`batches`
     once. With ``defer_leaves`` (discovery), leaf sitemaps are sniffed (their first bytes
     tell their format) and handed out as :class:`Leaf` records instead of being read."""
@@ -445,103 +441,6 @@ class Walk:
             valid=_whole_robots(body),
             root=job.root,
         ).problem
-
-    # -- local files ---------------------------------------------------------------------------
-
-    async def _local(self, job: Job) -> None:
-        name = job.url
-        budget = self._out_of_budget(job)
-        if budget is not None:
-            await self._skip(job, budget)
-            return
-        # With a base URL the file stands there, as if fetched from it; without, it has no
-        # location: nothing to resolve against, no scope for its entries.
-        config = self._config
-        base = config.base_url
-        parser = SitemapParser(
-            base or name,
-            limits=config.limits,
-            resolve_relative=bool(base and config.resolve_relative),
-        )
-        body = self._body(job)
-        body.begin(parser, Scope(base, config.scope) if base else Scope("", ScopePolicy.OFF))
-        tracker = self._tracker
-        hashed = None if tracker is None else Hashed(body)
-        try:
-            stream: BinaryIO = (
-                sys.stdin.buffer if name == "-" else await asyncio.to_thread(open, name, "rb")
-            )
-        except OSError as exc:
-            problem = Problem(
-                ProblemKind.UNREADABLE, name, f"cannot read the file: {exc.strerror or exc}"
-            )
-            await self._outbox.emit([problem], root=job.root)
-            await self._outbox.report(
-                SitemapVisited(
-                    url=name,
-                    status=Status.FAILED,
-                    final_url=name,
-                    problems=(problem,),
-                    order=job.order,
-                ),
-                root=job.root,
-            )
-            return
-        size = 0
-        try:
-            data = await asyncio.to_thread(stream.read, CHUNK)
-            if os.path.basename(name).lower() == "robots.txt" or looks_like_robots(data):
-                rest = await asyncio.to_thread(stream.read, ROBOTS_MAX_BYTES - len(data))
-                await self._local_robots(job, data + rest, base or name)
-                return
-            while data:
-                size += len(data)
-                self._progress.bytes += len(data)
-                if not await (hashed or body).chunk(data):
-                    break
-                data = await asyncio.to_thread(stream.read, CHUNK)
-            await (hashed or body).finish()
-        except OSError as exc:
-            problem = Problem(
-                ProblemKind.UNREADABLE, name, f"reading the file failed: {exc.strerror or exc}"
-            )
-            body.problems.append(problem)
-            await self._outbox.emit([problem], root=job.root)
-        finally:
-            if stream is not sys.stdin.buffer:
-                stream.close()
-        result = FetchResult(url=name, final_url=base or name, bytes=size, attempts=1, read=True)
-        report = body.report(result)
-        if tracker is not None and tracker.changes:  # local files join the change feed, no more
-            assert hashed is not None
-            settled = body.settle(result, report, hashed.hexdigest())
-            report = replace(report, lastmods=settled.lastmods)
-        await self._outbox.report(report, root=job.root)
-
-    async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
-        """A local robots.txt (by its name or its lines): its Sitemap: lines are followed, as
-        a site's are; relative ones resolve against the base URL, if there is one."""
-        found = sitemap_urls(data, final)
-        problems = list(found.problems)
-        if not found.refs:
-            problems.append(
-                Problem(ProblemKind.NO_SITEMAP, job.url, "the robots.txt names no sitemap")
-            )
-        await self._outbox.emit(problems, root=job.root)
-        base = self._config.base_url
-        problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
-        await self._outbox.report(
-            SitemapVisited(
-                url=job.url,
-                status=Status.OK,
-                final_url=final,
-                format=Format.ROBOTS,
-                bytes=len(data),
-                children=len(found.refs),
-                problems=tuple(problems),
-            ),
-            root=job.root,
-        )
 
     async def _skip(self, job: Job, budget: ProblemKind) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
