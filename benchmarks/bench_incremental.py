@@ -37,7 +37,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import multiprocessing
 import os
 import sys
 import tempfile
@@ -155,19 +154,12 @@ def main() -> None:
         trust_figures(args.children, args.urls_per_child)
         return
     expected = args.children * args.urls_per_child
-    with tempfile.TemporaryDirectory(prefix="bench-incremental-") as tmp:
-        port_file = Path(tmp) / "port"
-        server = multiprocessing.get_context("spawn").Process(
-            target=bench_site.serve, args=(args.children, args.urls_per_child, str(port_file))
-        )
-        server.start()
-        try:
-            url = bench_site.wait_for_site(port_file, server.is_alive, args.children)
-            print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
-            run(url, Path(tmp), args.changes, args.children)
-        finally:
-            server.kill()
-            server.join()
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-incremental-") as tmp,
+        bench_site.site_served(args.children, args.urls_per_child) as url,
+    ):
+        print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
+        run(url, Path(tmp), args.changes, args.children)
 
 
 def run(url: str, tmp: Path, changes: bool, children: int) -> None:

@@ -22,16 +22,14 @@ Both spiders run with the same Scrapy settings, in two modes:
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_site import measure, run_measured, serve, wait_for_site
+from bench_site import measure, run_measured, site_served
 
 RUNS = (
     "SitemapSpider:count",
@@ -115,20 +113,10 @@ def main() -> None:
         return
 
     expected = args.children * args.urls_per_child
-    with tempfile.TemporaryDirectory(prefix="bench-scrapy-") as tmp:
-        port_file = Path(tmp) / "port"
-        server = multiprocessing.get_context("spawn").Process(
-            target=serve, args=(args.children, args.urls_per_child, str(port_file))
-        )
-        server.start()
-        try:
-            url = wait_for_site(port_file, server.is_alive, args.children)
-            print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
-            for name in args.runs.split(","):
-                print(row(name, url, expected), flush=True)
-        finally:
-            server.kill()
-            server.join()
+    with site_served(args.children, args.urls_per_child) as url:
+        print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
+        for name in args.runs.split(","):
+            print(row(name, url, expected), flush=True)
 
 
 def row(name: str, url: str, expected: int) -> str:

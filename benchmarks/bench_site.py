@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,6 +220,22 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
     }
 
 
+@contextlib.contextmanager
+def site_served(children: int, per_child: int, shape: str = "plain") -> Iterator[str]:
+    """Serve the site (``serve``) in a process of its own while in the block; its URL."""
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        port_file = Path(tmp) / "port"
+        server = multiprocessing.get_context("spawn").Process(
+            target=serve, args=(children, per_child, str(port_file), shape)
+        )
+        server.start()
+        try:
+            yield wait_for_site(port_file, server.is_alive, children)
+        finally:
+            server.kill()
+            server.join()
+
+
 def wait_for_site(port_file: Path, alive: Callable[[], bool], children: int) -> str:
     """The site's URL once its server wrote its port. Generating the site takes a while:
     about a second a child, so the wait is bounded in proportion."""
@@ -284,33 +302,13 @@ def main() -> None:
     parser.add_argument("--shape", choices=("plain", "mixed", "cdata"), default="plain")
     parser.add_argument("--json", metavar="FILE", help="also write the results here")
     parser.add_argument("--run-reader", nargs=2, metavar=("NAME", "URL"), help=argparse.SUPPRESS)
-    parser.add_argument("--serve", metavar="PORT_FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_reader:
         print(run_reader(*args.run_reader))
         return
-    if args.serve:
-        serve(args.children, args.urls_per_child, args.serve, args.shape)
-        return
 
     expected = args.children * args.urls_per_child
-    port_file = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-site-{os.getpid()}.port"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            __file__,
-            "--serve",
-            str(port_file),
-            "--children",
-            str(args.children),
-            "--urls-per-child",
-            str(args.urls_per_child),
-            "--shape",
-            args.shape,
-        ]
-    )
-    try:
-        url = wait_for_site(port_file, lambda: server.poll() is None, args.children)
+    with site_served(args.children, args.urls_per_child, args.shape) as url:
         print(
             f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs, "
             f"{args.shape} shape)"
@@ -340,10 +338,6 @@ def main() -> None:
             )
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2))
-    finally:
-        server.kill()
-        server.wait()
-        port_file.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

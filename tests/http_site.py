@@ -24,7 +24,7 @@ import gzip
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
@@ -442,6 +442,28 @@ class ThreadedServer:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()
+
+
+def serve_index(
+    s: Served,
+    sizes: Mapping[str, int],
+    *,
+    index_lastmod: str | None = None,
+    entry_lastmod: str | None = None,
+) -> None:
+    """robots.txt -> /index.xml -> /NAME.xml for each NAME of ``sizes``, listing that many
+    pages /p/NAME0, /p/NAME1, ...; the index dates each child ``index_lastmod`` and each
+    child its entries ``entry_lastmod`` (no lastmod when None). Called again, it replaces
+    the files it names (a child left out stays served, unlisted)."""
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+    s.add(
+        "/index.xml", xml(sitemapindex(*[(s.a(f"/{n}.xml"), index_lastmod or "") for n in sizes]))
+    )
+    for name, n in sizes.items():
+        entry = {} if entry_lastmod is None else {"lastmod": entry_lastmod}
+        s.add(
+            f"/{name}.xml", xml(urlset(*[{"loc": s.a(f"/p/{name}{i}"), **entry} for i in range(n)]))
+        )
 
 
 def closed_port() -> int:

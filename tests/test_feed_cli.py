@@ -10,15 +10,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_reader._cli import main
-from tests.http_site import Served, ThreadedServer, sitemapindex, text, urlset, xml
-
-
-def serve(s: Served, sizes: dict[str, int], index_lastmod: str, entry_lastmod: str) -> None:
-    s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
-    s.add("/index.xml", xml(sitemapindex(*[(s.a(f"/{n}.xml"), index_lastmod) for n in sizes])))
-    for name, n in sizes.items():
-        entries = [{"loc": s.a(f"/p/{name}{i}"), "lastmod": entry_lastmod} for i in range(n)]
-        s.add(f"/{name}.xml", xml(urlset(*entries)))
+from tests.http_site import ThreadedServer, serve_index
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -33,9 +25,9 @@ def test_tree_changes_counts_what_changed_per_sitemap(
 ) -> None:
     state = str(tmp_path / "state.sqlite")
     with ThreadedServer() as s:
-        serve(s, {"a": 3, "b": 3}, "2024-03-01", "2024-03-01")
+        serve_index(s, {"a": 3, "b": 3}, index_lastmod="2024-03-01", entry_lastmod="2024-03-01")
         code, first, err = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
-        serve(s, {"a": 3, "b": 2}, "2024-04-01", "2024-04-01")
+        serve_index(s, {"a": 3, "b": 2}, index_lastmod="2024-04-01", entry_lastmod="2024-04-01")
         _, second, _ = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
     assert code == 0
     assert f"{s.a('/a.xml')}  urlset  3 URLs" in first and "3 new, 0 modified, 0 removed" in first
@@ -50,9 +42,9 @@ def test_the_shrink_guard_on_stderr_and_in_state_show(
 ) -> None:
     state = str(tmp_path / "state.sqlite")
     with ThreadedServer() as s:
-        serve(s, {"a": 2, "b": 10}, "2024-03-01", "2024-03-01")
+        serve_index(s, {"a": 2, "b": 10}, index_lastmod="2024-03-01", entry_lastmod="2024-03-01")
         cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
-        serve(s, {"a": 2, "b": 1}, "2024-04-01", "2024-04-01")
+        serve_index(s, {"a": 2, "b": 1}, index_lastmod="2024-04-01", entry_lastmod="2024-04-01")
         _, out, err = cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
         _, shown, _ = cli(capsys, "state", "show", state)
         _, records, _ = cli(capsys, "state", "show", state, "--format", "jsonl")
@@ -78,7 +70,7 @@ def test_the_summary_says_a_source_was_distrusted_and_why(
     ``--trust-lastmod always`` skips its children all the same."""
     state, always = str(tmp_path / "auto.sqlite"), str(tmp_path / "always.sqlite")
     with ThreadedServer() as s:
-        serve(s, {"a": 2, "b": 2}, "2023-01-01", "2024-03-01")
+        serve_index(s, {"a": 2, "b": 2}, index_lastmod="2023-01-01", entry_lastmod="2024-03-01")
         cli(capsys, "dump", s.a("/"), "--state", state)
         cli(capsys, "dump", s.a("/"), "--state", always, "--trust-lastmod", "always")
         _, _, err = cli(capsys, "dump", s.a("/"), "--state", state, "--format", "txt")

@@ -14,7 +14,7 @@ from sitemap_reader import (
     SqliteStateStore,
     walk_sync,
 )
-from tests.http_site import FAST, Served, ThreadedServer, sitemapindex, urlset, xml
+from tests.http_site import FAST, Served, ThreadedServer, serve_index
 
 
 def run(s: Served, path: Path, guard: float = 0.5) -> tuple[set[tuple[str, str]], list[Problem]]:
@@ -26,25 +26,15 @@ def run(s: Served, path: Path, guard: float = 0.5) -> tuple[set[tuple[str, str]]
     return changes, said
 
 
-def pages(s: Served, name: str, n: int) -> list[str]:
-    return [s.a(f"/p/{name}{i}") for i in range(n)]
-
-
-def serve(s: Served, children: dict[str, int]) -> None:
-    s.add("/index.xml", xml(sitemapindex(*[s.a(f"/{c}.xml") for c in children])))
-    for name, n in children.items():
-        s.add(f"/{name}.xml", xml(urlset(*pages(s, name, n))))
-
-
 def removed(s: Served, name: str, start: int, stop: int) -> set[tuple[str, str]]:
     return {("removed", s.a(f"/p/{name}{i}")) for i in range(start, stop)}
 
 
 def shrink_b(s: Served, path: Path) -> tuple[set[tuple[str, str]], list[Problem]]:
     """Read the site with b.xml of 10 URLs, then again with b.xml cut down to 2."""
-    serve(s, {"a": 2, "b": 10})
+    serve_index(s, {"a": 2, "b": 10})
     run(s, path)
-    serve(s, {"a": 2, "b": 2})
+    serve_index(s, {"a": 2, "b": 2})
     return run(s, path)
 
 
@@ -69,7 +59,7 @@ def test_a_shrink_undone_by_the_next_run_reports_nothing(tmp_path: Path) -> None
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
         held, _ = shrink_b(s, path)
-        serve(s, {"a": 2, "b": 10})
+        serve_index(s, {"a": 2, "b": 10})
         recovered, said = run(s, path)
         with SqliteStateStore(path) as store:
             assert store.holds() == []
@@ -79,9 +69,9 @@ def test_a_shrink_undone_by_the_next_run_reports_nothing(tmp_path: Path) -> None
 def test_the_guard_off_hands_the_removals_out_at_once(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
-        serve(s, {"a": 2, "b": 10})
+        serve_index(s, {"a": 2, "b": 10})
         run(s, path, guard=0)
-        serve(s, {"a": 2, "b": 2})
+        serve_index(s, {"a": 2, "b": 2})
         changes, said = run(s, path, guard=0)
     assert changes == removed(s, "b", 2, 10) and said == []
 
@@ -91,9 +81,9 @@ def test_an_index_that_drops_most_of_its_urls_holds_the_removals(tmp_path: Path)
     later run sees the same index."""
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
-        serve(s, {"a": 1, "b": 9})
+        serve_index(s, {"a": 1, "b": 9})
         run(s, path)
-        serve(s, {"a": 1})
+        serve_index(s, {"a": 1})
         held, said = run(s, path)
         confirmed, _ = run(s, path)
     assert held == set()
@@ -109,9 +99,9 @@ def test_a_source_that_shrinks_by_parts_within_the_rule_is_held_as_a_whole(
     removals stay pending in the store until a later run confirms."""
     path = tmp_path / "state.sqlite"
     with ThreadedServer() as s:
-        serve(s, {"a": 4, "b": 4})
+        serve_index(s, {"a": 4, "b": 4})
         run(s, path)
-        serve(s, {"a": 2})
+        serve_index(s, {"a": 2})
         held, said = run(s, path)
         with SqliteStateStore(path) as store:
             summary, holds = store.summary(), store.holds()
