@@ -98,9 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
     run_walk(args, config, console, handle)
     emit(checker.close())
-    summary = summary_of(findings)
     if json_out:
-        write_json_line({"summary": summary}, sys.stdout)
+        write_json_line({"summary": summary_of(findings)}, sys.stdout)
     else:
         write_text(findings, sys.stdout)
     sys.stdout.flush()
