@@ -314,8 +314,7 @@ def open_state(args: argparse.Namespace) -> str | None:
         path = sr.default_state_path()
     else:
         path = os.path.abspath(os.path.expanduser(args.state))
-    if os.path.isdir(path):
-        path = os.path.join(path, os.path.basename(sr.default_state_path()))
+    path = state_file(path)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
     except OSError as exc:
@@ -323,4 +322,11 @@ def open_state(args: argparse.Namespace) -> str | None:
             f"cannot make the directory of the state file {path}: {exc.strerror or exc}",
             path=path,
         ) from exc
+    return path
+
+
+def state_file(path: str) -> str:
+    """``path``, or for a directory the state.sqlite inside it (--state and state show)."""
+    if os.path.isdir(path):
+        return os.path.join(path, os.path.basename(sr.default_state_path()))
     return path
