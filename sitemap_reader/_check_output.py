@@ -48,14 +48,21 @@ def write_json_line(item: Finding | dict[str, Any], out: IO[str]) -> None:
     out.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
-def write_text(findings: list[Finding], out: IO[str]) -> None:
-    """Each document's findings under its URL (errors first), then the summary."""
+def by_document(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """The findings of each document (by URL, in the order first found), errors first, then
+    by line and code."""
     documents: dict[str, list[Finding]] = {}
     for item in findings:
         documents.setdefault(item.url, []).append(item)
-    for url, items in documents.items():
-        out.write(f"{url or '(the run)'}\n")
+    for items in documents.values():
         items.sort(key=lambda f: (-f.severity.rank, f.line or 0, f.code))
+    return documents
+
+
+def write_text(findings: list[Finding], out: IO[str]) -> None:
+    """Each document's findings under its URL (errors first), then the summary."""
+    for url, items in by_document(findings).items():
+        out.write(f"{url or '(the run)'}\n")
         for item in items:
             line = f"line {item.line}: " if item.line is not None else ""
             if item.message.startswith(line):  # robots.txt's messages name their line

@@ -15,6 +15,7 @@ from datetime import datetime
 from html import escape
 
 from . import __version__
+from ._check_output import by_document
 from ._core._check import Checker, DocumentRow
 from ._core._codes import CODES, Finding, Severity
 from ._svg import hbars, histogram
@@ -231,12 +232,8 @@ def _describe(doc: DocumentRow) -> str:
 def _by_document(findings: Sequence[Finding]) -> str:
     if not findings:
         return "<p>None.</p>"
-    documents: dict[str, list[Finding]] = {}
-    for item in findings[:MAX_ROWS]:
-        documents.setdefault(item.url, []).append(item)
     out = []
-    for url, items in documents.items():
-        items = sorted(items, key=lambda f: (-f.severity.rank, f.line or 0, f.code))
+    for url, items in by_document(findings[:MAX_ROWS]).items():
         rows = "".join(
             f'<tr><td><span class="badge {f.severity}">{f.severity}</span></td>'
             f"<td>{f.code}</td><td>{'' if f.line is None else f.line}</td>"

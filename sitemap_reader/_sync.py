@@ -87,15 +87,12 @@ def check_sync(
     *sources: Source, config: ReaderConfig | None = None, checker: Checker | None = None
 ) -> list[Finding]:
     """Blocking ``SitemapReader.check``: every finding of the sources' sitemaps, as a list."""
-    checker = checker or Checker()
-    found: list[Finding] = []
-    events = walk_sync(*sources, config=config)
-    try:
-        for event in events:
-            found += checker.feed((event,))
-    finally:
-        events.close()
-    return found + checker.close()
+
+    async def check() -> list[Finding]:
+        async with SitemapReader(config) as reader:
+            return [found async for found in reader.check(*sources, checker=checker)]
+
+    return run_blocking(check)
 
 
 # -- async code run from sync code ---------------------------------------------------------------

@@ -3,8 +3,8 @@ module parses the arguments, hands them to the command they name and turns its o
 exit status.
 
 A thin client of the public API: it imports the public names of ``sitemap_reader``, plus the
-glue the package shares (``run_blocking``, ``source_name``, the writers beside
-``entry_to_dict``). stdout carries records only; problems, progress and the summary go to
+glue the package shares (``run_blocking``, the checks of ``_sources``, the writers beside
+``entry_to_dict``, ``Replacement``, the check outputs and report page, ``plural``). stdout carries records only; problems, progress and the summary go to
 stderr. Exit status: 0 when a source was read (even in part) or found unchanged, and when the
 reader of stdout went away (``| head``); 1 when none could be, or the records could not be
 written (``check``: 1 when a finding reaches ``--fail-on``); 2 for a usage error (a state file

@@ -7,12 +7,12 @@ import argparse
 import dataclasses
 import os
 import sys
-import tempfile
 from datetime import datetime, timezone
 
 import sitemap_reader as sr
 
 from .._check_output import summary_of, write_json_line, write_text
+from .._replacement import Replacement
 from .._report import render_report
 from . import _options, _values
 from ._console import Console, Tally
@@ -98,9 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
     run_walk(args, config, console, handle)
     emit(checker.close())
-    summary = summary_of(findings)
     if json_out:
-        write_json_line({"summary": summary}, sys.stdout)
+        write_json_line({"summary": summary_of(findings)}, sys.stdout)
     else:
         write_text(findings, sys.stdout)
     sys.stdout.flush()
@@ -128,12 +127,11 @@ def _report_path(path: str | None) -> str | None:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    """The whole page or none: written beside it, then moved over it."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".report-", suffix=".html")
+    """The whole page or none, as ``dump -o`` writes its file (its permissions kept)."""
+    file = Replacement(path, suffix=".html")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with open(file.fd, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        file.commit()
+    finally:
+        file.discard()

@@ -175,6 +175,15 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     )
 
 
+# The budgets given as a count or a size: each option sets the Limits field of its name.
+_BUDGETS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
+    ("max_sitemaps", positive, "N", "documents in all (100,000)"),
+    ("max_sitemaps_per_site", positive, "N", "documents per source (20,000)"),
+    ("max_entries", positive, "N", "URLs in all (100,000,000)"),
+    ("max_total_bytes", size, "SIZE", "body bytes in all: 500M, 20G (16G)"),
+)
+
+
 def add_reading_options(command: argparse.ArgumentParser) -> None:
     """Scope, limits, budgets, the network and the console: every command that reads."""
     command.add_argument(
@@ -207,24 +216,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         metavar="DURATION",
         help=f"the whole run: {DURATIONS}; none for no bound (1h)",
     )
-    budgets.add_argument(
-        "--max-sitemaps", type=positive, metavar="N", help="documents in all (100,000)"
-    )
-    budgets.add_argument(
-        "--max-sitemaps-per-site",
-        type=positive,
-        metavar="N",
-        help="documents per source (20,000)",
-    )
-    budgets.add_argument(
-        "--max-entries", type=positive, metavar="N", help="URLs in all (100,000,000)"
-    )
-    budgets.add_argument(
-        "--max-total-bytes",
-        type=size,
-        metavar="SIZE",
-        help="body bytes in all: 500M, 20G (16G)",
-    )
+    for name, kind, metavar, text in _BUDGETS:
+        budgets.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
     command.add_argument(
         "--allow-private",
         action="store_true",
@@ -274,7 +267,7 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
         limits = dataclasses.replace(limits, max_concurrency=args.concurrency)
     if args.per_host is not None:
         limits = dataclasses.replace(limits, per_host=args.per_host)
-    for name in ("max_sitemaps", "max_sitemaps_per_site", "max_entries", "max_total_bytes"):
+    for name, *_ in _BUDGETS:
         if getattr(args, name) is not None:
             limits = dataclasses.replace(limits, **{name: getattr(args, name)})
     timeouts = base.timeouts
@@ -321,8 +314,7 @@ def open_state(args: argparse.Namespace) -> str | None:
         path = sr.default_state_path()
     else:
         path = os.path.abspath(os.path.expanduser(args.state))
-    if os.path.isdir(path):
-        path = os.path.join(path, os.path.basename(sr.default_state_path()))
+    path = state_file(path)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
     except OSError as exc:
@@ -330,4 +322,11 @@ def open_state(args: argparse.Namespace) -> str | None:
             f"cannot make the directory of the state file {path}: {exc.strerror or exc}",
             path=path,
         ) from exc
+    return path
+
+
+def state_file(path: str) -> str:
+    """``path``, or for a directory the state.sqlite inside it (--state and state show)."""
+    if os.path.isdir(path):
+        return os.path.join(path, os.path.basename(sr.default_state_path()))
     return path

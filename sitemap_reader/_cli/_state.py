@@ -53,9 +53,7 @@ def register(commands: _options.Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``state show``: a summary line, then one line per document (or one JSON object)."""
-    path = args.file or sr.default_state_path()
-    if os.path.isdir(path):  # as --state takes a directory
-        path = os.path.join(path, os.path.basename(sr.default_state_path()))
+    path = _options.state_file(args.file or sr.default_state_path())
     if not os.path.isfile(path):
         print(f"sitemap-reader: no state file at {path}", file=sys.stderr)
         return 1
