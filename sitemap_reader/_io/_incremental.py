@@ -91,7 +91,7 @@ class Tracker:
             self.guard = ShrinkGuard(self.ledger, policy.shrink_guard)
         self._signals: dict[str, dict[str, int]] = {}  # per document seen: its trust counts
         self._root_of: dict[str, str] = {}  # per document seen: its source
-        self._sources: dict[str, dict[str, int]] = {}  # per source: its documents' counts
+        self._sources: set[str] = set()  # the run's sources, each judged at its end
 
     # -- sources ---------------------------------------------------------------------------
 
@@ -99,7 +99,7 @@ class Tracker:
         """A source of the run (``root`` as the user named it, ``key`` its first document)."""
         if root in self._sources:
             return
-        self._sources[root] = {}
+        self._sources.add(root)
         if self.guard is not None:
             self.guard.begin(root, key)
         if self.ledger is not None:
