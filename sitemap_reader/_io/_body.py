@@ -90,7 +90,6 @@ class SitemapBody:
         self.defer = settings.defer and job.kind is not JobKind.LOCAL
         self.deferred = False  # discovery: a leaf, left unread
         self.size: int | None = None  # Content-Length, as the server said
-        self.final_url = job.url
         self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
 
     # -- the Body protocol ---------------------------------------------------------------------
@@ -113,9 +112,9 @@ class SitemapBody:
         return True
 
     def start(self, response: Response, attempt: int) -> bool:
-        self.final_url = response.final_url
+        final = response.final_url
         self.size = response.content_length
-        refusal = judge_landing(self.job, response.final_url)
+        refusal = judge_landing(self.job, final)
         if refusal is not None:
             self._refuse(refusal)
             return False
@@ -123,16 +122,16 @@ class SitemapBody:
         pool = self._pool
         remote = None
         if pool is not None and self.job.kind is JobKind.SITEMAP:
-            remote = pool.parser(self.final_url, config, response.content_type)
+            remote = pool.parser(final, config, response.content_type)
         self.begin(
             remote
             or SitemapParser(
-                self.final_url,
+                final,
                 limits=config.limits,
                 resolve_relative=config.resolve_relative,
                 content_type=response.content_type,  # a text sitemap's charset
             ),
-            Scope(self.final_url, config.scope, self.job.vouched),
+            Scope(final, config.scope, self.job.vouched),
         )
         return True
 
@@ -183,7 +182,6 @@ class SitemapBody:
     async def replay(self, state: SitemapState) -> None:
         """An unchanged document names what it named last time: queue those again, through
         the usual checks (depth, scope, cycles, duplicates)."""
-        self.final_url = state.final_url
         self.scope = Scope(state.final_url, self._config.scope, self.job.vouched)
         final = normalise(state.final_url)
         if final not in self._passed:  # it was redirected: the target is read too

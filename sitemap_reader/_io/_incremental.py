@@ -91,7 +91,10 @@ class Tracker:
             self.guard = ShrinkGuard(self.ledger, policy.shrink_guard)
         self._signals: dict[str, dict[str, int]] = {}  # per document seen: its trust counts
         self._root_of: dict[str, str] = {}  # per document seen: its source
-        self._sources: dict[str, dict[str, int]] = {}  # per source: its documents' counts
+        self._sources: set[str] = set()  # the run's sources, each judged at its end
+        # Per source: its documents' counts summed as they come, for the running verdict
+        # (summing them all again for every document would grow with the square of a run).
+        self._totals: dict[str, dict[str, int]] = {}
 
     # -- sources ---------------------------------------------------------------------------
 
@@ -99,7 +102,7 @@ class Tracker:
         """A source of the run (``root`` as the user named it, ``key`` its first document)."""
         if root in self._sources:
             return
-        self._sources[root] = {}
+        self._sources.add(root)
         if self.guard is not None:
             self.guard.begin(root, key)
         if self.ledger is not None:
@@ -253,11 +256,16 @@ class Tracker:
         if counts is None:
             known = None if self.ledger is None else self.ledger.verdict("sitemap", url)
             counts = {} if known is None else dict(known.counts)
+        before = self._signals.get(url)
+        if before is not None:  # seen again (skipped, then reported): its counts replaced
+            was = self._root_of[url]
+            self._totals[was] = add(self._totals[was], {k: -n for k, n in before.items()})
         self._signals[url] = counts
         self._root_of[url] = root
+        self._totals[root] = total = add(self._totals.get(root, {}), counts)
         if root in self.progress.distrusted or self.policy.trust_lastmod is not TrustLastmod.AUTO:
             return
-        running = judge(add(*(c for u, c in self._signals.items() if self._root_of[u] == root)))
+        running = judge(total)  # zero counts judge as absent ones
         if running.verdict is Trust.UNTRUSTED:
             self._distrust(root, running)
 

@@ -355,11 +355,6 @@ class ParsePool:
         )
         return RemoteParser(worker, next(self._docs), url, opening)
 
-    @property
-    def started(self) -> int:
-        """Worker processes started (for tests and the curious)."""
-        return len(self._workers)
-
     async def close(self) -> None:
         workers, self._workers = self._workers, []
         await asyncio.gather(*(w.close() for w in workers), return_exceptions=True)

@@ -1,7 +1,7 @@
 """The state store's ledger: the shrink guard's holds and the verdicts on lastmods.
 
 What :class:`~._state_sqlite.SqliteStateStore` keeps beside its documents and entries for
-the walk's judgements (:mod:`._guard_shrink`, :mod:`._trust`): a shrink held back, per
+the walk's judgements (:mod:`._shrink`, :mod:`.._core._trust`): a shrink held back, per
 sitemap or source, with the counts that made it; each verdict on a sitemap's or source's
 lastmods; and the documents a source held when a run began, to hold its removals back.
 """

@@ -60,9 +60,9 @@ class SqliteStateStore(Ledger):
         return guard(self.path)
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, begin: str = "BEGIN IMMEDIATE") -> Iterator[sqlite3.Connection]:
         with self._guard():
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(begin)
             try:
                 yield self._db
             except BaseException:
@@ -163,17 +163,9 @@ class SqliteStateStore(Ledger):
             stage = self._staging[url] = self._stages
         rows = [(stage, e.loc, _micros(e.lastmod)) for e in entries]
         # One transaction per batch (autocommit would make each row one), on the temporary
-        # database only: the state file is not locked.
-        with self._guard():
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(
-                    "INSERT INTO temp.staged (stage, loc, lastmod) VALUES (?, ?, ?)", rows
-                )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        # database only: a deferred BEGIN, so the state file is not locked.
+        with self._transaction("BEGIN") as db:
+            db.executemany("INSERT INTO temp.staged (stage, loc, lastmod) VALUES (?, ?, ?)", rows)
 
     def discard(self, url: str) -> None:
         stage = self._staging.pop(url, None)

@@ -356,9 +356,7 @@ class Walk(LocalFiles):
         if plan.state is not None and result.error is None and unchanged:
             await self._unchanged(job, plan.state, result)
             return True
-        report = body.report(result)
-        if report.status is Status.MISSING and job.kind is not JobKind.PROBE:
-            report = replace(report, status=Status.FAILED)
+        report = body.report(result)  # missing only for a probe (a named sitemap failed)
         if hashed is not None:
             settled = body.settle(result, report, hashed.hexdigest())
             said = () if settled.problem is None else (settled.problem,)
