@@ -13,9 +13,10 @@
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
 
 The core never raises these for remote content: it turns faults into a fatal
-:class:`~sitemap_reader.Problem`. Each class carries the :class:`ProblemKind` it is reported
-as (``kind``), so the walk maps an exception to its problem without a ladder of isinstance. They exist for callers who
-ask for exceptions (``Problem`` -> ``raise_for_problem``) and for the I/O layer.
+:class:`~sitemap_reader.Problem`. Each class carries the :class:`ProblemKind` it is
+reported as (``kind``), so the walk maps an exception to its problem without a ladder of
+isinstance. They exist for callers who ask for exceptions (``Problem`` ->
+``raise_for_problem``) and for the I/O layer.
 ``StateError`` is about a local file, never remote content: it stops the run.
 """
 
@@ -105,8 +106,6 @@ class HTTPStatusError(FetchError):
 
 class TransportError(FetchError):
     """Connection refused or reset, DNS failure, timeout: worth another try."""
-
-    kind = ProblemKind.NETWORK
 
 
 class ContentEncodingError(FetchError):

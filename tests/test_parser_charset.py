@@ -233,6 +233,21 @@ def test_unknown_encoding(fast: bool, label: str) -> None:
         assert repr(label) in last.message
 
 
+@pytest.mark.parametrize(("label", "cause"), [("GBK", "multi-byte"), ("x-no-such", "unknown")])
+def test_a_declaration_too_long_to_judge_is_left_to_expat(
+    fast: bool, label: str, cause: str
+) -> None:
+    """A declaration not closed within its first 1,024 characters is not read for its encoding;
+    expat's refusal of one it cannot read is reported, naming why."""
+    data = document("a", label).encode().replace(b"<?xml ", b"<?xml" + b" " * 1_100, 1)
+    for chunks in (None, 1, 16):
+        events = parse(data, chunks, fast=fast)
+        assert len(events) == 1
+        last = fatal(events)
+        assert last is not None and last.kind == "not-well-formed"
+        assert "the declared encoding cannot be read" in last.message and cause in last.message
+
+
 # -- text sitemaps and the Content-Type charset ----------------------------------------------------
 
 LINES = ["https://example.com/日本語/東京", "https://example.com/b", "https://example.com/ｶﾀｶﾅ"]

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._models import Alternate, Image, News, Video
+from .._models import Alternate, Image
 from ._doc import Document
 from ._extensions import (
     ALTERNATE,
@@ -29,7 +29,6 @@ from ._extensions import (
     CORE,
     EXT_NS,
     IMAGE,
-    IMAGES,
     OTHER,
     REPEATED,
     XHTML,
@@ -309,7 +308,9 @@ class BlockReader:
         return steps
 
     def _extensions(self, steps: list[tuple[Any, ...]], doc: Document) -> list[list[Any]]:
-        """The images, videos, news and alternates of these steps, in document order."""
+        """The images, videos, news and alternates of these steps, in document order: a
+        canonical alternate (None, hreflang, href), an alternate's attributes (ALTERNATE,
+        attrs), or a container's fields (its Container, sub)."""
         found: list[list[Any]] = [[], [], [], []]
         for step in steps:
             what = step[0]
@@ -324,7 +325,7 @@ class BlockReader:
             else:
                 record = what.build(step[1], doc)
                 if record is not None:
-                    found[IMAGES].append(record)
+                    found[what.slot].append(record)
         return found
 
     def read(self, doc: Document, found: Any) -> list[Any] | None:
@@ -335,7 +336,7 @@ class BlockReader:
             return self._read_rich(doc, *found)
         fields: dict[str, str] = {}
         items: list[re.Match[str]] = found
-        plan: list[tuple[Any, Any]] = []  # the extensions: (ALTERNATE or a container, value)
+        plan: list[tuple[Any, ...]] = []  # the extensions: (ALTERNATE or a container, value)
         try:
             for item in items:
                 self._child(item, fields, plan)
@@ -343,22 +344,12 @@ class BlockReader:
             return None
         if self._index:
             return [fields.get("loc", ""), fields.get("lastmod")]
-        records: tuple[list[Image], list[Video], list[News], list[Alternate]] = ([], [], [], [])
-        for what, given in plan:
-            if what is ALTERNATE:
-                link = alternate(given, doc)
-                if link is not None:
-                    records[ALTERNATES].append(link)
-            else:
-                record = what.build(given, doc)
-                if record is not None:
-                    records[what.slot].append(record)
         return [
             fields.get("loc", ""),
             fields.get("lastmod"),
             fields.get("changefreq"),
             fields.get("priority"),
-            *records,
+            *self._extensions(plan, doc),
         ]
 
     def _key(self, name: str) -> tuple[int, str]:
@@ -370,7 +361,7 @@ class BlockReader:
             raise Odd  # expat: "unbound prefix"
         return kind, local
 
-    def _child(self, m: re.Match[str], fields: dict[str, str], plan: list[tuple[Any, Any]]) -> None:
+    def _child(self, m: re.Match[str], fields: dict[str, str], plan: list[tuple[Any, ...]]) -> None:
         """One child of the block: a field's value goes to ``fields``; an alternate (its
         attributes) or a container (its fields) to ``plan``; anything else is ignored."""
         key = self._key(m["a"])

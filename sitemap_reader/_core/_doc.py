@@ -65,7 +65,6 @@ class Document:
         "fatal",
         "limits",
         "out",
-        "refs",
         "resolve_relative",
         "tally",
         "url",
@@ -78,7 +77,6 @@ class Document:
         self.out: list[Event] = []
         self.tally: dict[ProblemKind, list[object]] = {}  # kind -> [count, first example]
         self.entries = 0
-        self.refs = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
 

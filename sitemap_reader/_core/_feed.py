@@ -77,10 +77,8 @@ class FeedBuffer:
 
     def trim(self) -> None:
         """Cut the buffer after the last item that closed: never hand on a partial one."""
-        raw = self.raw
+        raw = self.raw  # (UTF-8, as ._charset hands every document on)
         end = raw.find(b">", self._item_end) + 1 if self._item_end >= 0 else 0
-        if end and raw[:2] == b"\xff\xfe":
-            end += 1  # UTF-16LE: the ">" is followed by its zero byte
         del raw[end:]
 
     def parse(self, fmt: Format, doc: Document) -> None:

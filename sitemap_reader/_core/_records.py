@@ -84,7 +84,6 @@ def emit_ref(doc: Document, loc_raw: str, lastmod_raw: str | None) -> bool:
         lastmod = parse_datetime(lastmod_raw)
         if lastmod is None:
             doc.note(ProblemKind.INVALID_LASTMOD, shorten(lastmod_raw))
-    doc.refs += 1
     doc.out.append(SitemapRef(loc, lastmod, doc.url))
     return True
 

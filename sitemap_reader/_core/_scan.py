@@ -307,8 +307,7 @@ class Scanner:
             handover = self._run(self._buf + text)
             if handover is not None:
                 return handover
-        rest, self._buf = self._buf + "".join(self._parts), ""
-        self._parts.clear()
+        rest, self._buf = self._buf, ""  # (_parts is empty here)
         pending, self._pending = self._pending, b""
         return self._filler() + rest.encode("utf-8") + pending
 

@@ -11,17 +11,15 @@ not with a tally of every line it dropped.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 from .._models import Entry, ProblemKind
 from ._doc import Document
+from ._util import is_reference
 
 _ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
 _BOM = b"\xef\xbb\xbf"
 _WS = b" \t\r\n\x0b\x0c"
-# -- RFC 3986 appendix C, as _util.is_reference: a line holding these is no relative URL.
-_NOT_URI = re.compile(rb'[\x00-\x20\x7f<>"]').search
 
 
 class TextHandler:
@@ -100,7 +98,7 @@ class TextHandler:
             text = quote(line, safe=_ASCII_SAFE)
             self.doc.note(ProblemKind.ENCODING, repr(text[:80]))
         else:
-            self._urlish = self._urlish or (line[:1] == b"/" and _NOT_URI(line) is None)
+            self._urlish = self._urlish or (line[:1] == b"/" and is_reference(text))
         self._urlish = self._urlish or line[:8].lower().startswith((b"http://", b"https://"))
         doc = self.doc
         loc = doc.check_loc(text)

@@ -51,9 +51,8 @@ class XmlHandler:
         self._root_local = ""
         self._sitemap: SitemapMachine | None = None  # once the root is urlset or sitemapindex
         self._feed: FeedBuffer | None = FeedBuffer()  # kept until the root says "no feed"
-        self._pending: tuple[ProblemKind, str] | None = (
-            None  # (kind, message) of an undecided fault
-        )
+        # (kind, message) of a fault before any root, undecided until more bytes came
+        self._pending: tuple[ProblemKind, str] | None = None
         self._expat_failed = False
         self._driver = ExpatDriver(doc)
         parser = self._driver.parser
@@ -237,13 +236,12 @@ class XmlHandler:
         except (LookupError, ValueError) as exc:  # after defusedxml's: they are ValueErrors
             # pyexpat's handler for a declared encoding expat lacks raises these: a name
             # Python does not know (LookupError), or a multi-byte one such as GBK (ValueError).
+            # ._charset blanks every declaration it reads, so only one it leaves to expat
+            # gets here: one not closed within its first 1,024 characters.
             self._expat_failed = True
             fault = f"the declared encoding cannot be read ({exc})"
             if self.format is None and self._feed is not None and not final:
-                self._pending = (
-                    ProblemKind.NOT_WELL_FORMED,
-                    fault,
-                )  # a feed behind it is still read
+                self._pending = (ProblemKind.NOT_WELL_FORMED, fault)  # a feed behind it is read
                 self._decide_pending(final=False)
             else:
                 self._feed = None
