@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+import feedparser
+
 from sitemap_reader import (
     Entry,
     Event,
@@ -109,7 +111,7 @@ class _FeedparserOncePerInput:
         return result
 
 
-_FEEDPARSER = _FeedparserOncePerInput(vars(_feed)["feedparser"])
+_FEEDPARSER = _FeedparserOncePerInput(feedparser)
 
 
 def decode(data: bytes) -> Case:

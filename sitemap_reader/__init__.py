@@ -25,7 +25,6 @@ from ._config import (
     Timeouts,
     TrustLastmod,
 )
-from ._core._check import Checker, CheckOptions
 from ._core._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
@@ -65,6 +64,7 @@ from ._models import (
 from ._serialize import entry_to_dict
 
 if _typing.TYPE_CHECKING:
+    from ._core._check import Checker, CheckOptions
     from ._core._jobs import Leaf
     from ._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._io._outbox import Batch, Progress
@@ -81,9 +81,12 @@ if _typing.TYPE_CHECKING:
 
 # The I/O layer (aiohttp, asyncio) loads on first use (PEP 562), so that the sans-IO core
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
-# pandas are optional extras (imported when a function needs them).
+# pandas are optional extras (imported when a function needs them), and the checks, which
+# only ``check`` needs (the command line's start).
 _LAZY = {
     "Batch": "._io._outbox",
+    "CheckOptions": "._core._check",
+    "Checker": "._core._check",
     "Leaf": "._core._jobs",
     "ParquetSink": "._table",
     "Progress": "._io._outbox",

@@ -1,4 +1,5 @@
-"""SitemapReader: the library's façade, an async context manager around one session."""
+"""SitemapReader: the library's façade, an async context manager around one session (made at
+the first request: a run over local files alone loads no HTTP machinery)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,11 @@ from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import TYPE_CHECKING, cast
 
-import aiohttp
-
 from ._config import DEFAULT_CONFIG, ReaderConfig
-from ._core._check import Checker
-from ._core._codes import Finding
 from ._core._jobs import Leaf
-from ._io._fetch import Fetcher
-from ._io._guard import Guard, GuardedResolver
+from ._io._guard import Guard
 from ._io._incremental import feed_store
+from ._io._network import LazyFetcher
 from ._io._outbox import Batch, Progress
 from ._io._state import StateStore, open_store
 from ._io._walk import Walk
@@ -26,7 +23,12 @@ from ._models import Entry, Event
 from ._sources import check_source, is_url
 
 if TYPE_CHECKING:
+    import aiohttp
     from typing_extensions import Self
+
+    from ._core._check import Checker
+    from ._core._codes import Finding
+    from ._io._fetch import Fetcher
 
 Source = str | os.PathLike[str]
 
@@ -54,7 +56,8 @@ class SitemapReader:
         config: limits, timeouts, retries, scope, user agent, incremental policy
             (``ReaderConfig``).
         session: an ``aiohttp.ClientSession`` to use; the caller keeps owning it (it is
-            left open). Without one, the reader makes its own from ``config`` and closes it.
+            left open). Without one, the reader makes its own from ``config`` at its first
+            request (a run over local files makes none) and closes it.
         state: a :class:`StateStore`, or the path of a SQLite state file (opened on entry,
             closed on exit; the caller keeps owning a store it passes). With one, runs are
             incremental: documents unchanged since the last run are skipped or asked
@@ -102,18 +105,6 @@ class SitemapReader:
             self._store, self._owns_store = open_store(self._state_source)
         if not self.config.allow_private:
             self._guard = Guard(owns_resolver=self._session is None)
-        if self._session is None:
-            limits = self.config.limits
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(
-                    limit=limits.max_concurrency,
-                    limit_per_host=limits.per_host,
-                    resolver=None if self._guard is None else GuardedResolver(self._guard),
-                ),
-                headers={"User-Agent": self.config.user_agent},
-                auto_decompress=True,  # Content-Encoding is aiohttp's job; .gz bodies are ours
-                trust_env=False,
-            )
         self._state = _State.OPENED
         return self
 
@@ -154,25 +145,19 @@ class SitemapReader:
             raise ValueError("give at least one source")
         for source in sources:
             check_source(source)  # a source no run can read is refused before any fetch
-        assert self._session is not None
         deadline = self.config.timeouts.deadline
-        self.progress = Progress()
+        ends = None if deadline is None else time.monotonic() + deadline
+        progress = self.progress = Progress()
         if self._guard is not None:
             for source in (*sources, *(leaf.root for leaf in leaves)):
                 if isinstance(source, str) and is_url(source):
                     self._guard.trust(source)
-        fetcher = Fetcher(
-            self._session,
-            self.config,
-            deadline=None if deadline is None else time.monotonic() + deadline,
-            guard=self._guard,
-            progress=self.progress,
-        )
+        fetcher = LazyFetcher(lambda: self._fetcher(ends, progress))
         walk = Walk(
             fetcher,
             self.config,
             sources,
-            progress=self.progress,
+            progress=progress,
             store=self._store,
             defer_leaves=defer_leaves,
             leaves=leaves,
@@ -181,6 +166,14 @@ class SitemapReader:
         self._walks = {w for w in self._walks if not w.closed}
         self._walks.add(walk)
         return walk
+
+    def _fetcher(self, deadline: float | None, progress: Progress) -> Fetcher:
+        """A walk's Fetcher, made at its first request; the session too, unless given."""
+        from ._io._fetch import Fetcher
+
+        if self._session is None:
+            self._session = _session(self.config, self._guard)
+        return Fetcher(self._session, self.config, deadline, guard=self._guard, progress=progress)
 
     async def walk_batches(self, *sources: Source) -> AsyncGenerator[Batch, None]:
         """Everything the run meets, in batches (the fastest way to consume a run).
@@ -239,10 +232,32 @@ class SitemapReader:
         README's "check"): each as soon as it is known, those that need the whole run
         (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
         :class:`Checker` to set its options and keep what it gathered for a report."""
-        checker = checker or Checker()
+        if checker is None:
+            from ._core._check import Checker
+
+            checker = Checker()
         async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
             async for batch in batches:
                 for found in checker.feed(batch):
                     yield found
         for found in checker.close():
             yield found
+
+
+def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:
+    """The reader's own session: its limits, its User-Agent, the guard's resolver."""
+    import aiohttp
+
+    from ._io._resolver import GuardedResolver
+
+    limits = config.limits
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(
+            limit=limits.max_concurrency,
+            limit_per_host=limits.per_host,
+            resolver=None if guard is None else GuardedResolver(guard),
+        ),
+        headers={"User-Agent": config.user_agent},
+        auto_decompress=True,  # Content-Encoding is aiohttp's job; .gz bodies are ours
+        trust_env=False,
+    )

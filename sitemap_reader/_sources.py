@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from yarl import URL
 
@@ -90,6 +89,10 @@ def file_path(source: str) -> str:
     parts = urlsplit(source)
     if parts.netloc not in ("", "localhost"):
         raise ValueError(f"{source}: a file: URL on another host ({parts.netloc}) is not read")
+    # Here, not at the top: urllib.request loads http.client, email and ssl with it, a tenth
+    # of the command line's start, for the rare file: URL.
+    from urllib.request import url2pathname
+
     return url2pathname(parts.path)
 
 

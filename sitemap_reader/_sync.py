@@ -17,14 +17,16 @@ import os
 import queue
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ._config import ReaderConfig
-from ._core._check import Checker
-from ._core._codes import Finding
 from ._io._state import StateStore
 from ._models import Entry, Event
 from ._reader import SitemapReader, Source
+
+if TYPE_CHECKING:
+    from ._core._check import Checker
+    from ._core._codes import Finding
 
 _DONE = object()
 _T = TypeVar("_T")

@@ -16,7 +16,9 @@ its parser, ``run`` it); ``_options`` declares the options they share and builds
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
 problems and the summary; ``_output`` is where ``dump``'s records go (stdout, or ``-o``
 written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
-Ctrl-C does.
+Ctrl-C does. Registering a command loads no more than its options need: what it runs with
+(the walk, ``check``'s findings and report page) is imported in its ``run``, so each command
+loads what it uses and a local dump loads no HTTP machinery (``tests/test_cli_startup.py``).
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ import dataclasses
 import os
 import sys
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import sitemap_reader as sr
 
-from .._check_output import summary_of, write_json_line, write_text
 from .._replacement import Replacement
-from .._report import render_report
 from . import _options, _values
-from ._console import Console, Tally
-from ._run import run_walk
+from ._console import Console
+
+if TYPE_CHECKING:
+    from ._console import Tally
 
 _FAIL_RANK = {"error": sr.Severity.ERROR.rank, "warning": sr.Severity.WARNING.rank}
 
@@ -56,7 +57,6 @@ def register(commands: _options.Commands) -> None:
     check.add_argument(
         "--slow",
         type=_values.positive_duration,
-        default=sr.CheckOptions().slow,
         metavar="DURATION",
         help="report responses slower than this (5)",
     )
@@ -73,6 +73,11 @@ def register(commands: _options.Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The checks, their outputs and the report page: for this command alone, when it runs.
+    from .._check_output import summary_of, write_json_line, write_text
+    from .._report import render_report
+    from ._run import run_walk
+
     args.sources = _options.sources(args)
     config = _options.config(args)
     if args.state is not None:  # a check reads everything: the state gives verdicts only
@@ -81,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         )
     report_path = _report_path(args.report)
     console = Console(args.quiet, args.no_progress)  # the progress line; findings say the rest
-    checker = sr.Checker(sr.CheckOptions(slow=args.slow))
+    options = sr.CheckOptions() if args.slow is None else sr.CheckOptions(slow=args.slow)
+    checker = sr.Checker(options)
     findings: list[sr.Finding] = []
     json_out = args.format == "json"
     started = datetime.now(timezone.utc)

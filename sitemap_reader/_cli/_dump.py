@@ -17,7 +17,6 @@ from .._replacement import Replacement
 from .._serialize import change_writer, entry_writer
 from . import _options, _output
 from ._console import Console, Tally
-from ._run import run_walk
 from ._values import since
 
 
@@ -153,6 +152,8 @@ def _dump(
 ) -> int:
     """Run the walk, passing its records to ``write`` (then ``flush``), which write to
     ``name``; returns the exit status."""
+    from ._run import run_walk  # the walk's machinery: when a command runs, not for --help
+
     feed = config.incremental.changes
     since: datetime | None = args.since
     # Entries with no lastmod pass --since unless --since-strict.

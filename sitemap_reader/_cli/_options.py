@@ -12,7 +12,6 @@ from typing import Any, TypeAlias
 
 import sitemap_reader as sr
 
-from .._io._pool import available_cores
 from .._sources import check_source, is_url
 from ._values import (
     DURATIONS,
@@ -249,6 +248,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
 
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
+        from .._io._pool import available_cores  # asyncio with it: not for every --help
+
         cores = available_cores()
         return cores if cores > 1 else 0
     return natural(text)

@@ -14,7 +14,6 @@ import sitemap_reader as sr
 from .._core._util import plural
 from . import _options, _output
 from ._console import READ, Console, Tally, reasons
-from ._run import run_walk
 
 
 def register(commands: _options.Commands) -> None:
@@ -35,6 +34,8 @@ def register(commands: _options.Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ._run import run_walk  # the walk's machinery: when a command runs, not for --help
+
     args.sources = _options.sources(args)
     config = _options.config(args, changes=args.changes)
     console = Console(args.quiet, args.no_progress, feed=args.changes)

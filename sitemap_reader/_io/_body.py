@@ -30,11 +30,11 @@ from .._models import (
     SitemapVisited,
     Status,
 )
-from ._fetch import CHUNK, FetchResult, Response
 from ._frontier import Frontier, Pushed
 from ._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
+from ._response import CHUNK, FetchResult, Response
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})

@@ -13,9 +13,8 @@ import logging
 import socket
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 import aiohttp
 from tenacity import (
@@ -51,63 +50,12 @@ from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
 from ._outbox import Progress
+from ._response import Body, FetchResult, Response
 
 logger = logging.getLogger(__name__)
 
-CHUNK = 65_536  # bytes handed to the parser at a time (STYLE C7)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class Response:
-    """What is known of a response before its body: passed to ``Body.start``."""
-
-    url: str  # as requested
-    final_url: str  # after redirects
-    status: int
-    etag: str | None
-    last_modified: str | None
-    content_type: str | None
-    content_length: int | None = None  # as sent (compressed, for a .gz file)
-
-
-class Body(Protocol):
-    """Receives one response body; may be restarted by a retry."""
-
-    def start(self, response: Response, attempt: int) -> bool:
-        """A body begins (again, when ``attempt`` > 1). False: don't read it."""
-
-    async def chunk(self, data: bytes) -> bool:
-        """The next piece; False: stop reading (a limit was reached)."""
-
-    async def finish(self) -> bool:
-        """The body was read to its end (or a handler stopped it). False: the document was
-        cut there (it ends before its end), so the server may have counted short."""
-
-    def redirect(self, target: str) -> bool:
-        """A redirect to ``target`` is about to be followed; False: stop, request nothing more."""
-
-
-@dataclass(slots=True)
-class FetchResult:
-    """How one fetch ended."""
-
-    url: str
-    final_url: str | None = None
-    status: int | None = None
-    bytes: int = 0  # body bytes received in the last attempt, as sent
-    attempts: int = 0
-    error: FetchError | LimitExceeded | None = None
-    read: bool = False  # the body was passed to the handler to its end (or its stop)
-    etag: str | None = None
-    last_modified: str | None = None
-    # What `check` reports of the last attempt: the hops ((status, target) each), the
-    # headers that say what the body is, and the time spent waiting on the network.
-    redirects: tuple[tuple[int, str], ...] = ()
-    content_type: str | None = None
-    content_encoding: str | None = None
-    elapsed: float | None = None  # seconds
 
 
 class Fetcher:

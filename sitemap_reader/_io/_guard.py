@@ -9,7 +9,7 @@ otherwise special is refused.
 The refusal is judged on the address actually connected to, so a name that resolves to a
 public address when checked and to a private one when used (DNS rebinding) gains nothing:
 
-- with the reader's own session, :class:`GuardedResolver` is aiohttp's resolver, so the
+- with the reader's own session, ``._resolver.GuardedResolver`` is aiohttp's resolver, so the
   connector only ever sees, and connects to, the addresses that passed;
 - IP literals skip resolvers in aiohttp, so :meth:`Guard.vet` checks them before a request;
 - :meth:`Guard.check_peer` checks the connected socket's peer before a body is read. With a
@@ -25,8 +25,6 @@ import ipaddress
 import socket
 from typing import Any
 
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import DefaultResolver
 from yarl import URL
 
 from .._errors import AddressRefused
@@ -130,28 +128,3 @@ class Refused(OSError):
     def __init__(self, refusal: AddressRefused) -> None:
         super().__init__(str(refusal))
         self.refusal = refusal
-
-
-class GuardedResolver(AbstractResolver):
-    """aiohttp's default resolver, less the addresses an untrusted host may not reach."""
-
-    def __init__(self, guard: Guard) -> None:
-        self._guard = guard
-        self._inner = DefaultResolver()
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        results = await self._inner.resolve(host, port, family)
-        if self._guard.trusts(host):
-            return results
-        allowed = [r for r in results if special(r["host"]) is None]
-        if not allowed and results:
-            first = results[0]
-            refusal = self._guard.refusal(host, first["host"], f"{host}:{port}")
-            assert refusal is not None
-            raise Refused(refusal)
-        return allowed
-
-    async def close(self) -> None:
-        await self._inner.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from tempfile import SpooledTemporaryFile
 
-from ._fetch import CHUNK, Body, Response
+from ._response import CHUNK, Body, Response
 
 SPOOL_IN_MEMORY = 1_048_576  # a held-back body past this many bytes goes to a temporary file
 

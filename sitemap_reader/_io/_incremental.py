@@ -37,8 +37,8 @@ from .._models import (
     Status,
     Trust,
 )
-from ._fetch import FetchResult
 from ._outbox import Progress
+from ._response import FetchResult
 from ._shrink import ShrinkGuard
 from ._state import ChangeFeedStore, LedgerStore, StateStore
 

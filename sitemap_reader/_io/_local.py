@@ -21,10 +21,10 @@ from .._core._robots import looks_like_robots, sitemap_urls
 from .._core._scope import Scope, origin_of
 from .._models import Format, Problem, ProblemKind, SitemapRef, SitemapVisited, Status
 from ._body import SitemapBody
-from ._fetch import CHUNK, FetchResult
 from ._holdback import Hashed
 from ._incremental import Tracker
 from ._outbox import Outbox, Progress
+from ._response import CHUNK, FetchResult
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
 

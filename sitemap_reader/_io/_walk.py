@@ -31,13 +31,14 @@ from .._errors import HTTPStatusError
 from .._models import Format, Problem, ProblemKind, SitemapRef, SitemapState, SitemapVisited, Status
 from .._sources import is_url, source_name
 from ._body import BytesBody, Settings, SitemapBody, recorded
-from ._fetch import Body, Fetcher, FetchResult, could_not_connect
 from ._frontier import Frontier, Pushed, Refused
 from ._holdback import Hashed, HoldBack
 from ._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
+from ._network import LazyFetcher, could_not_connect
 from ._outbox import Batch, Outbox, Progress
 from ._pool import ParsePool
+from ._response import Body, FetchResult
 from ._state import StateStore
 
 
@@ -48,7 +49,7 @@ class Walk(LocalFiles):
 
     def __init__(
         self,
-        fetcher: Fetcher,
+        fetcher: LazyFetcher,
         config: ReaderConfig,
         sources: Sequence[str | os.PathLike[str]],
         progress: Progress,
