@@ -141,7 +141,7 @@ def _news(draw: st.DrawFn, prefix: str) -> str:
 
 
 # The extensions, the prefix each is usually declared with and another one generators use.
-_EXTENSIONS = {
+_EXTENSIONS: dict[str, tuple[str, tuple[str, ...], Callable[[str], st.SearchStrategy[str]]]] = {
     "image": (IMAGE_NS, ("image", "image", "img"), _image),
     "xhtml": (XHTML_NS, ("xhtml", "xhtml", "x"), _alternate),
     "video": (VIDEO_NS, ("video", "v"), _video),
