@@ -10,7 +10,10 @@ R, every reader in fresh interpreters so that its peak memory is its own.
 The floor is lxml's iterparse over ``<url>`` elements reading ``<loc>`` and clearing as it
 goes; "x floor" is a reader's time over the floor's on the same document. Every reader is
 handed the document as bytes in memory (the gzip file for ``.gz``) and must return its URLs;
-the count is printed so that no reader is measured doing nothing. No network is used: the
+the count is printed so that no reader is measured doing nothing. "lxml iterparse, every
+field" is the same C parser made to hand Python every field sitemap-reader reads (alternates'
+attributes, extensions' fields) as plain tuples, nothing checked and no record built: what a
+full read costs before any of sitemap-reader's work. No network is used: the
 reference readers read from memory or, advertools, from a local file.
 
 sitemap-reader, the bare parsers and Scrapy get R runs, spread over ``--rounds`` children
@@ -53,7 +56,9 @@ CHILD_TIMEOUT = 900.0
 COUNT_TOLERANCE = 0.01  # a reader 1% off the document's URL count did not read it all
 DOCS = ("plain", "plain.gz", "mixed", "mixed.gz", "exact", "exact.gz")
 EXTRA_DOCS = ("plain-xsl", "plain-xsl.gz")  # plain behind an <?xml-stylesheet?> line
-AIMS = {"plain": 1.25, "mixed": 1.25, "exact": 2.8}  # sitemap-reader/floor time, at most
+# sitemap-reader/floor time, at most: issue 13 asks 1.25x of every shape (issue 2 had asked
+# 2.8x of the CDATA one, "exact", when it went to the exact path)
+AIMS = {"plain": 1.25, "mixed": 1.25, "exact": 1.25}
 
 Runner = Callable[[], int | None]  # one parse; the URLs it returned (None: not counted)
 
@@ -84,6 +89,7 @@ READERS = (
     Reader("sitemap-reader-exact", "sitemap-reader (fast=False)", False, plain_only=True),
     Reader("expat", "expat, no handlers", reference=False),
     Reader("lxml", "lxml iterparse loc (floor)", reference=False),
+    Reader("lxml-all", "lxml iterparse, every field", reference=False),
     Reader("scrapy", "Scrapy Sitemap", reference=True),
     Reader("usp", "ultimate-sitemap-parser", reference=True, spread=False),
     Reader("advertools", "advertools sitemap_to_df", reference=True, spread=False),
@@ -179,6 +185,44 @@ def _lxml(data: bytes, gz: bool) -> Runner:
     return run
 
 
+def _lxml_all(data: bytes, gz: bool) -> Runner:
+    """What the floor costs when it must read every field sitemap-reader reads: lxml's C
+    parser, then Python for each child of each ``<url>`` (its text, or an alternate's
+    attributes, or an extension's fields), kept as plain tuples, nothing checked."""
+    import gzip
+    from io import BytesIO
+
+    from lxml import etree
+
+    url_tag = SITEMAP_NS_TAG + "url"
+    link_tag = "{http://www.w3.org/1999/xhtml}link"
+
+    def run() -> int:
+        xml = gzip.decompress(data) if gz else data
+        n = 0
+        for _, element in etree.iterparse(BytesIO(xml), events=("end",), tag=url_tag):
+            fields: dict[str, str | None] = {}
+            alternates: list[tuple[str | None, ...]] = []
+            extensions: list[tuple[str, dict[str, str | None]]] = []
+            for child in element:
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue  # a comment or processing instruction
+                if tag == link_tag:
+                    get = child.get
+                    alternates.append((get("rel"), get("hreflang"), get("href"), get("media")))
+                elif len(child):  # an extension's container: its fields at any depth
+                    extensions.append((tag, {e.tag: e.text for e in child.iterdescendants()}))
+                else:
+                    fields[tag] = child.text
+            if fields.get(SITEMAP_NS_TAG + "loc"):
+                n += 1
+            element.clear(keep_tail=True)
+        return n
+
+    return run
+
+
 def _scrapy(data: bytes, gz: bool) -> Runner:
     from scrapy.utils.gz import gunzip
     from scrapy.utils.sitemap import Sitemap
@@ -249,6 +293,7 @@ def _build(key: str, path: Path, data: bytes, chunk: int) -> Runner:
         "sitemap-reader-exact": lambda: _sitemap_reader(data, False, chunk),
         "expat": lambda: _expat(data, gz, chunk),
         "lxml": lambda: _lxml(data, gz),
+        "lxml-all": lambda: _lxml_all(data, gz),
         "scrapy": lambda: _scrapy(data, gz),
         "usp": lambda: _usp(data, gz),
         "advertools": lambda: _advertools(path),

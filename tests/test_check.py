@@ -571,6 +571,15 @@ async def test_counts_are_kept(aiohttp_server: AiohttpServer) -> None:
     found = {f.code: f for f in await check(Setup((s.a("/sitemap.xml"),)))}
     assert found["V405"].count == 5
     assert found["P314"].count == 4  # the same URL four more times
+    assert found["P314"].message.startswith("4 URLs are listed more than once in this sitemap")
+
+
+async def test_one_finding_is_worded_in_the_singular(aiohttp_server: AiohttpServer) -> None:
+    """A count of one reads "1 URL is", not "1 URLs are"."""
+    s = await serve(aiohttp_server)
+    (found,) = [f for f in await check(CASES["P314"](s)) if f.code == "P314"]
+    assert found.count == 1
+    assert found.message.startswith("1 URL is listed more than once in this sitemap (first: ")
 
 
 def clean_site(s: Served) -> Setup:
@@ -629,7 +638,7 @@ def test_every_problem_kind_has_a_code() -> None:
         sr.ProblemKind.SHRINK_CONFIRMED,
     }
     for kind in sr.ProblemKind:
-        name = KIND_CODES.get(kind.value)
+        name = KIND_CODES.get(kind)
         assert name is not None, kind
         assert (name == "other") == (kind in unmapped), kind
     names = {c.name for c in sr.CODES.values()}

@@ -73,15 +73,17 @@ def _value(draw: st.DrawFn, text: str, *, cr: bool = True) -> str:
 
 
 _LANG = st.sampled_from(["de", "fr-CA", "x-default", "", "EN"])
+# (a tab, a line break or a control character in an attribute: expat rewrites or refuses them)
+_ANY_LANG = st.one_of(_LANG, st.sampled_from(["en\tUS", "\nde", "en\x01"]))
 _TITLE = st.sampled_from(["A title", "Caf\u00e9 &amp; cr\u00e8me", "1 &lt; 2", "", "  pad  "])
 
 
 @st.composite
-def _alternate(draw: st.DrawFn, prefix: str) -> str:
+def _alternate(draw: st.DrawFn, prefix: str, langs: st.SearchStrategy[str] = _ANY_LANG) -> str:
     """An ``<xhtml:link>``: attributes in any order, either quote, sometimes not an alternate."""
     attrs = [
         ("rel", draw(st.sampled_from(["alternate", "alternate", "Alternate", "canonical"]))),
-        ("hreflang", draw(_LANG)),
+        ("hreflang", draw(langs)),
         ("href", draw(_LOC).replace("&", "&amp;").replace("&amp;amp;", "&amp;")),
     ]
     if draw(st.integers(0, 5)) == 0:
@@ -139,7 +141,7 @@ def _news(draw: st.DrawFn, prefix: str) -> str:
 
 
 # The extensions, the prefix each is usually declared with and another one generators use.
-_EXTENSIONS = {
+_EXTENSIONS: dict[str, tuple[str, tuple[str, ...], Callable[[str], st.SearchStrategy[str]]]] = {
     "image": (IMAGE_NS, ("image", "image", "img"), _image),
     "xhtml": (XHTML_NS, ("xhtml", "xhtml", "x"), _alternate),
     "video": (VIDEO_NS, ("video", "v"), _video),
@@ -345,6 +347,21 @@ def _after_plain(tail: bytes, limits: Limits = _DEFAULT) -> tuple[bytes, list[by
         _DEFAULT,
     )
 )
+@example(  # a tab (expat: a space) and a control character (expat: an error) in an hreflang
+    (
+        (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">'
+            + "".join(
+                f'<url><loc>https://x.org/{i}</loc><xhtml:link rel="alternate" hreflang="{lang}"'
+                ' href="https://x.org/e"/></url>'
+                for i, lang in enumerate(["en\tUS", "de", "e\x01"])
+            )
+            + "</urlset>"
+        ).encode(),
+        [],
+        _DEFAULT,
+    )
+)
 # ... and these are handovers the scanner must get right:
 @example(_after_plain(b"<url><loc>https://example.com/b&c</loc></url></urlset>"))
 @example(_after_plain(b"<url>\r\n<loc>https://x.org/\r</loc></url></urlset>"))
@@ -430,7 +447,9 @@ def _realistic_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
             f"<priority>{value(draw(_PRIORITY))}</priority>",
         ]
     if draw(st.integers(0, 2)) == 0:
-        inner += [draw(_alternate(prefixes["xhtml"])) for _ in range(draw(st.integers(2, 6)))]
+        inner += [
+            draw(_alternate(prefixes["xhtml"], _LANG)) for _ in range(draw(st.integers(2, 6)))
+        ]
     if draw(st.integers(0, 2)) == 0:
         inner += [draw(_image(prefixes["image"], cr=False)) for _ in range(draw(st.integers(1, 3)))]
     return f"<url>{ws}" + ws.join(inner) + f"{ws}</url>"

@@ -208,7 +208,10 @@ class BlockReader:
         # an image (4: its fields). ``split`` gives them with what lies between.
         never = r"(?!)"  # (an extension the root does not declare)
         link = never if xhtml is None else r"<" + xhtml + r":link"
-        canonical = link + r"[ \t\r\n]+rel=\"alternate\"[ \t\r\n]+hreflang=\"([^\"<&]*)\""
+        # (hreflang as _ATTR_TEXT allows it: expat turns tabs and line breaks in an attribute
+        # into spaces and refuses control characters, so those blocks are the general shape's)
+        canonical = link + r"[ \t\r\n]+rel=\"alternate\"[ \t\r\n]+hreflang=\"("
+        canonical += _ATTR_TEXT['"'] + r")\""
         canonical += r"[ \t\r\n]+href=(?:\"(" + _ATTR_VALUE_DQ + r")\")" + _WS + r"/>"
         image_item = never + r"()()()"  # (as many groups as an image's below)
         if image is not None:

@@ -18,73 +18,88 @@ from datetime import datetime, timezone
 
 from yarl import URL
 
-from .._models import Entry, Event, Format, Problem, SitemapVisited, Status, Trust
+from .._models import (
+    Entry,
+    Event,
+    Format,
+    Problem,
+    ProblemKind,
+    SitemapVisited,
+    Status,
+    Trust,
+)
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
 from ._util import plural
 
 # The reader's problem kinds -> the check's codes (names of ._codes.CODES).
-KIND_CODES = {
-    "namespace": "namespace",
-    "invalid-loc": "invalid-loc",
-    "missing-loc": "invalid-loc",
-    "relative-loc": "relative-loc",
-    "relative-loc-resolved": "relative-loc",
-    "loc-too-long": "loc-too-long",
-    "invalid-lastmod": "invalid-lastmod",
-    "invalid-changefreq": "invalid-changefreq",
-    "invalid-priority": "invalid-priority",
-    "invalid-extension": "invalid-extension",
-    "encoding": "invalid-bytes",
-    "unknown-encoding": "invalid-bytes",
-    "too-many-urls": "too-many-urls",
-    "html": "html",
-    "unknown-format": "not-a-sitemap",
-    "empty": "not-a-sitemap",
-    "not-well-formed": "not-well-formed",
-    "truncated": "truncated",
-    "unsafe-xml": "unsafe-xml",
-    "too-large": "too-large",
-    "token-too-large": "too-big-value",
-    "too-nested": "too-big-value",
-    "gzip-error": "gzip-corrupt",
-    "content-encoding": "content-encoding",
-    "http-status": "http-status",
-    "network": "network",
-    "redirect": "redirect-failed",
-    "private-address": "private-address",
-    "deadline": "incomplete",
-    "max-sitemaps": "incomplete",
-    "max-sitemaps-per-site": "incomplete",
-    "max-entries": "incomplete",
-    "max-total-bytes": "incomplete",
-    "robots-unavailable": "robots-unavailable",
-    "no-sitemap": "no-sitemap",
-    "out-of-scope": "child-out-of-scope",
-    "too-deep": "too-deep",
-    "cycle": "cycle",
-    "duplicate": "sitemap-named-twice",
-    "unreadable": "unreadable",
-    "error": "other",  # an exception no kind names: a bug of the reader
-    "worker-lost": "other",  # a parse worker of the reader died: the reader's fault, not the site's
+KIND_CODES: dict[ProblemKind, str] = {
+    ProblemKind.NAMESPACE: "namespace",
+    ProblemKind.INVALID_LOC: "invalid-loc",
+    ProblemKind.MISSING_LOC: "invalid-loc",
+    ProblemKind.RELATIVE_LOC: "relative-loc",
+    ProblemKind.RELATIVE_LOC_RESOLVED: "relative-loc",
+    ProblemKind.LOC_TOO_LONG: "loc-too-long",
+    ProblemKind.INVALID_LASTMOD: "invalid-lastmod",
+    ProblemKind.INVALID_CHANGEFREQ: "invalid-changefreq",
+    ProblemKind.INVALID_PRIORITY: "invalid-priority",
+    ProblemKind.INVALID_EXTENSION: "invalid-extension",
+    ProblemKind.ENCODING: "invalid-bytes",
+    ProblemKind.UNKNOWN_ENCODING: "invalid-bytes",
+    ProblemKind.TOO_MANY_URLS: "too-many-urls",
+    ProblemKind.HTML: "html",
+    ProblemKind.UNKNOWN_FORMAT: "not-a-sitemap",
+    ProblemKind.EMPTY: "not-a-sitemap",
+    ProblemKind.NOT_WELL_FORMED: "not-well-formed",
+    ProblemKind.TRUNCATED: "truncated",
+    ProblemKind.UNSAFE_XML: "unsafe-xml",
+    ProblemKind.TOO_LARGE: "too-large",
+    ProblemKind.TOKEN_TOO_LARGE: "too-big-value",
+    ProblemKind.TOO_NESTED: "too-big-value",
+    ProblemKind.GZIP_ERROR: "gzip-corrupt",
+    ProblemKind.CONTENT_ENCODING: "content-encoding",
+    ProblemKind.HTTP_STATUS: "http-status",
+    ProblemKind.NETWORK: "network",
+    ProblemKind.REDIRECT: "redirect-failed",
+    ProblemKind.PRIVATE_ADDRESS: "private-address",
+    ProblemKind.DEADLINE: "incomplete",
+    ProblemKind.MAX_SITEMAPS: "incomplete",
+    ProblemKind.MAX_SITEMAPS_PER_SITE: "incomplete",
+    ProblemKind.MAX_ENTRIES: "incomplete",
+    ProblemKind.MAX_TOTAL_BYTES: "incomplete",
+    ProblemKind.ROBOTS_UNAVAILABLE: "robots-unavailable",
+    ProblemKind.NO_SITEMAP: "no-sitemap",
+    ProblemKind.OUT_OF_SCOPE: "child-out-of-scope",
+    ProblemKind.TOO_DEEP: "too-deep",
+    ProblemKind.CYCLE: "cycle",
+    ProblemKind.DUPLICATE: "sitemap-named-twice",
+    ProblemKind.UNREADABLE: "unreadable",
+    ProblemKind.ERROR: "other",  # an exception no kind names: a bug of the reader
+    ProblemKind.WORKER_LOST: "other",  # a parse worker of the reader died: the reader's fault, not the site's
     # The change feed's (--changes), which check does not run: said as they are if met.
-    "shrink-held": "other",
-    "shrink-confirmed": "other",
+    ProblemKind.SHRINK_HELD: "other",
+    ProblemKind.SHRINK_CONFIRMED: "other",
 }
 # The parser counts an image without its loc with the malformed extension values; its
 # example says which (the first of the document's).
 _IMAGE_WITHOUT_LOC = "<image:image> without <image:loc>"
 # Kinds a robots.txt's report carries with another meaning there.
 _ROBOTS_CODES = {
-    "invalid-loc": "robots-invalid-sitemap",
-    "relative-loc-resolved": "robots-relative-sitemap",
+    ProblemKind.INVALID_LOC: "robots-invalid-sitemap",
+    ProblemKind.RELATIVE_LOC_RESOLVED: "robots-relative-sitemap",
 }
 # Said once in the stream but not always in a document's report.
 _STREAM_ONLY = frozenset(
-    {"no-sitemap", "deadline", "max-sitemaps", "max-sitemaps-per-site", "max-entries",
-     "max-total-bytes"}
-)  # fmt: skip
-_FETCH_FAULTS = frozenset({"http-status", "network", "redirect"})
+    {
+        ProblemKind.NO_SITEMAP,
+        ProblemKind.DEADLINE,
+        ProblemKind.MAX_SITEMAPS,
+        ProblemKind.MAX_SITEMAPS_PER_SITE,
+        ProblemKind.MAX_ENTRIES,
+        ProblemKind.MAX_TOTAL_BYTES,
+    }
+)
+_FETCH_FAULTS = frozenset({ProblemKind.HTTP_STATUS, ProblemKind.NETWORK, ProblemKind.REDIRECT})
 _LINE = re.compile(r"\bline (\d+)")
 _COUNT = re.compile(r"([\d,]+) ")
 _XML_FORMATS = frozenset({Format.URLSET, Format.SITEMAPINDEX})

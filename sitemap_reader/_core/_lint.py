@@ -133,14 +133,23 @@ class _Tally:
             slot[0] += 1  # type: ignore[operator]
 
 
+# What each per-entry finding says of one and of several: "1 URL is", "2 URLs are".
 _WORDS = {
-    "duplicate-url": "URLs are listed more than once in this sitemap",
-    "loc-not-escaped": "URLs hold characters that must be percent-encoded",
-    "lastmod-future": "lastmod values are in the future",
-    "video-missing-field": "videos lack a required field",
-    "news-missing-field": "news entries lack a required field",
-    "news-old": "news entries were published more than two days ago",
-    "hreflang-no-x-default": "URLs have hreflang alternates but no x-default",
+    "duplicate-url": ("URL is listed", "URLs are listed", "more than once in this sitemap"),
+    "loc-not-escaped": ("URL holds", "URLs hold", "characters that must be percent-encoded"),
+    "lastmod-future": ("lastmod value is", "lastmod values are", "in the future"),
+    "video-missing-field": ("video lacks", "videos lack", "a required field"),
+    "news-missing-field": ("news entry lacks", "news entries lack", "a required field"),
+    "news-old": (
+        "news entry was",
+        "news entries were",
+        "published more than two days ago",
+    ),
+    "hreflang-no-x-default": (
+        "URL has",
+        "URLs have",
+        "hreflang alternates but no x-default",
+    ),
 }
 
 
@@ -195,7 +204,9 @@ class DocumentLint:
         url = self.url
         for name, (count, example) in self._tally.counts.items():
             assert isinstance(count, int)
-            yield finding(name, url, f"{count:,} {_WORDS[name]} (first: {example})", count=count)
+            one, several, rest = _WORDS[name]
+            words = f"{one if count == 1 else several} {rest}"
+            yield finding(name, url, f"{count:,} {words} (first: {example})", count=count)
         if self.news > NEWS_MAX:
             yield finding(
                 "news-too-many",

@@ -1,0 +1,137 @@
+"""Output benchmark: what writing JSON lines costs in a ``dump`` of one document.
+
+    python benchmarks/bench_output.py [--docs mixed,plain,exact] [--urls N] [--repeat R]
+
+For each generated 50,000-URL document (``bench_parse``'s, cached in ``benchmarks/.data/``),
+best of R, on CPU time:
+
+* ``parse``: a ``SitemapParser`` fed 64 KiB chunks, the entries of each chunk kept as the
+  batch the walk would hand on (in this process);
+* ``write jsonl``: those batches through the writer ``dump --format jsonl`` uses
+  (``entry_writer``), to ``os.devnull`` (in this process);
+* ``json.dumps``: the same entries as ``json.dumps(entry_to_dict(e))``, the obvious writer,
+  for comparison (in this process);
+* ``dump --format jsonl`` and ``dump --format txt``: the whole command in its own process,
+  stdout to ``/dev/null``; the CPU time of the child (start-up and imports included).
+
+The writer's share is ``write jsonl`` over ``dump --format jsonl`` (issue 13 asks at most
+about 15%). No network is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_parse import make_docs  # (the benchmarks are scripts, not a package)
+
+from sitemap_reader import Entry, SitemapParser
+from sitemap_reader._serialize import entry_to_dict, entry_writer
+
+CHUNK = 65_536
+SHARE_AIM = 0.15
+
+
+def batches_of(data: bytes) -> list[list[Entry]]:
+    parser = SitemapParser("https://www.example.com/sitemap.xml")
+    batches: list[list[Entry]] = []
+    for start in range(0, len(data), CHUNK):
+        events = parser.feed(data[start : start + CHUNK])
+        batches.append([e for e in events if isinstance(e, Entry)])
+    batches.append([e for e in parser.close() if isinstance(e, Entry)])
+    return batches
+
+
+def best_cpu(repeat: int, run: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        run()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def child_cpu(repeat: int, argv: list[str]) -> float:
+    """Best user + system time of ``argv`` run in a child, stdout to /dev/null."""
+    best = float("inf")
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with open(os.devnull, "wb") as null:
+            subprocess.run(argv, stdout=null, stderr=subprocess.DEVNULL, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = min(best, used)
+    return best
+
+
+def measure(path: Path, repeat: int) -> dict[str, float]:
+    data = path.read_bytes()
+    batches = batches_of(data)
+    urls = sum(len(b) for b in batches)
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+
+        def write() -> None:
+            writer = entry_writer("jsonl", sink)
+            for batch in batches:
+                writer(batch)
+
+        def dumps() -> None:
+            # (a batch a write, as the jsonl writer does)
+            lines = ("".join([json.dumps(entry_to_dict(e)) + "\n" for e in b]) for b in batches)
+            sink.writelines(lines)
+
+        figures = {
+            "urls": float(urls),
+            "parse": best_cpu(repeat, lambda: batches_of(data)),
+            "write jsonl": best_cpu(repeat, write),
+            "json.dumps": best_cpu(repeat, dumps),
+        }
+    dump = [sys.executable, "-m", "sitemap_reader", "dump", str(path), "--quiet"]
+    figures["dump --format jsonl"] = child_cpu(repeat, [*dump, "--format", "jsonl"])
+    figures["dump --format txt"] = child_cpu(repeat, [*dump, "--format", "txt"])
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", default="mixed,plain,exact")
+    ap.add_argument("--urls", type=int, default=50_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results here")
+    args = ap.parse_args(argv)
+    names = args.docs.split(",")
+    if not set(names) <= {"plain", "mixed", "exact"}:
+        ap.error("--docs takes plain, mixed and exact")
+    results: dict[str, dict[str, float]] = {}
+    verdicts: list[str] = []
+    print(f"CPU seconds, best of {args.repeat} (load {os.getloadavg()[0]:.1f})")
+    for doc in make_docs(args.urls, args.seed, names):
+        figures = measure(doc.path, args.repeat)
+        results[doc.name] = figures
+        print(f"\n{doc.name}: {int(figures['urls']):,} URLs, {doc.xml_bytes / 1e6:.1f} MB")
+        whole = figures["dump --format jsonl"]
+        for key, value in figures.items():
+            if key != "urls":
+                print(f"  {key:<22} {value:7.3f} s  {value / whole:6.1%} of the jsonl dump")
+        share = figures["write jsonl"] / whole
+        verdict = "met" if share <= SHARE_AIM else "NOT met"
+        verdicts.append(f"  {doc.name}: writing is {share:.1%} of the run (aim ~15%): {verdict}")
+    print("\nAims:\n" + "\n".join(verdicts))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
