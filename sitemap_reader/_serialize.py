@@ -137,8 +137,8 @@ _OFFSETS: dict[tzinfo, str] = {}
 
 def _iso(value: datetime) -> str:
     """``value.isoformat()``, spelled out from its fields: an aware isoformat costs about
-    600 ns in CPython, twice this, and a sitemap's dates are mostly distinct (no cache
-    pays). Only for whole seconds at a fixed offset; anything else is isoformat's own."""
+    600 ns in CPython, twice as much, and a sitemap's dates are mostly distinct, so no cache
+    of them pays. Only for whole seconds at a fixed offset; anything else is isoformat's."""
     offset = _OFFSETS.get(value.tzinfo)  # type: ignore[arg-type]
     if offset is None or value.microsecond:
         return _isoformat(value)
