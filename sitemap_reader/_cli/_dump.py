@@ -19,6 +19,8 @@ from . import _options, _output
 from ._console import Console, Tally
 from ._values import since
 
+RECORDS = (sr.Entry, sr.EntryChange)  # what is written; the other events go to stderr
+
 
 def register(commands: _options.Commands) -> None:
     dump = _options.add_command(
@@ -160,23 +162,28 @@ def _dump(
     undated = not args.since_strict
     console = Console(args.quiet, args.no_progress, feed=feed)
 
+    def kept(record: Any) -> bool:
+        lastmod = record.lastmod
+        return (
+            since is None
+            or (undated if lastmod is None else lastmod >= since)
+            # when a URL went away says nothing of its lastmod
+            or getattr(record, "change", None) is sr.ChangeKind.REMOVED
+        )
+
     def handle(batch: sr.Batch, tally: Tally) -> None:
-        records: list[Any] = sr.Batch((), batch.root)  # the root, for the parquet source
-        for event in batch:
-            kind = type(event)
-            if kind is sr.Entry or kind is sr.EntryChange:
-                lastmod = event.lastmod  # type: ignore[attr-defined]
-                if (
-                    since is None
-                    or (undated if lastmod is None else lastmod >= since)
-                    # when a URL went away says nothing of its lastmod
-                    or getattr(event, "change", None) is sr.ChangeKind.REMOVED
-                ):
-                    records.append(event)
-            elif kind is sr.Problem:
-                console.problem(event)  # type: ignore[arg-type]
-            else:
-                tally.visited(event)  # type: ignore[arg-type]
+        # The records in one pass (a leaf's batch holds nothing else), the other events
+        # in a second one when there are any; the root is kept for the parquet source.
+        records: list[Any] = sr.Batch([e for e in batch if type(e) in RECORDS], batch.root)
+        if len(records) < len(batch):
+            for event in batch:
+                kind = type(event)
+                if kind is sr.Problem:
+                    console.problem(event)  # type: ignore[arg-type]
+                elif kind not in RECORDS:
+                    tally.visited(event)  # type: ignore[arg-type]
+        if since is not None:
+            records = sr.Batch(filter(kept, records), batch.root)
         if records:
             tally.written += len(records)
             with _output.writing(name):

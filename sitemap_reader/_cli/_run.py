@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import sitemap_reader as sr
 
+from .._gc import few_collections
 from .._sync import run_blocking
 from ._console import Console, Tally
 from ._options import open_state
@@ -37,4 +38,5 @@ def run_walk(
                 tally.progress = reader.progress
         return tally
 
-    return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")
+    with few_collections():  # the process is ours: its collector may be tuned to the run
+        return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")

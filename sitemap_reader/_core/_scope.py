@@ -107,9 +107,10 @@ class Scope:
 
 
 class ScopeFilter:
-    """``check(url)`` for many URLs: prefix tests on the strings, yarl only when they fail."""
+    """``check(url)`` for many URLs: prefix tests on the strings, yarl only when they fail;
+    ``all_pass(urls)`` for a whole batch at once."""
 
-    __slots__ = ("_off", "_prefixes", "_scope")
+    __slots__ = ("_off", "_prefix", "_prefixes", "_scope")
 
     def __init__(self, scope: Scope) -> None:
         self._scope = scope
@@ -123,17 +124,54 @@ class ScopeFilter:
             if scope.vouched:
                 prefixes.append(scope.vouched + "/")
         self._prefixes = tuple(p for p in prefixes if p)
+        # The one prefix every other starts with, if there is one: a folder inside the
+        # vouched origin (or the same one, a sitemap at the root) is passed by the origin.
+        short = min(self._prefixes, key=len, default="")
+        self._prefix = short if all(p.startswith(short) for p in self._prefixes) else ""
 
     def check(self, url: str) -> str | None:
-        if self._off or (url.startswith(self._prefixes) and _MAY_LEAVE(url) is None):
+        if self._off or (url.startswith(self._prefixes) and not _may_leave(url)):
             return None
         return self._scope.check(url)
+
+    def all_pass(self, urls: list[str]) -> bool:
+        """True when ``check`` passes every one of ``urls`` by its fast test, told by a few
+        searches over their joined text instead of two calls a URL; False says nothing
+        (check them one by one)."""
+        if self._off:
+            return True
+        prefix = self._prefix
+        if not prefix or not urls:
+            return not urls
+        joined = " ".join(urls)
+        gaps = len(urls) - 1
+        # No URL holds the separator, so each of the gaps is followed by the next URL: that
+        # each one starts with the prefix is then a count. What may make a URL leave its
+        # folder cannot span a separator: found in the joined text if in any one URL.
+        return (
+            joined.startswith(prefix)
+            and joined.count(" ") == gaps
+            and joined.count(" " + prefix) == gaps
+            and not _may_leave(joined)
+        )
 
 
 # What makes a URL leave the folder its text starts with, once a fetcher has read it: a dot
 # segment (RFC 3986 section 5.2.4; "%2e" is a dot, section 6.2.2.2), or a tab or line break
 # that a fetcher removes (WHATWG URL; yarl too), which can make one: "/dir/.\t./admin".
 _MAY_LEAVE = re.compile(r"/(?:\.|%2[Ee])|[\t\n\r]").search
+
+
+def _may_leave(text: str) -> bool:
+    """Whether ``_MAY_LEAVE`` finds anything in ``text``, by substring searches first: the
+    regex tries every position (about 1.4 us for a 100-character URL), they scan in C."""
+    return (
+        "/." in text
+        or "\t" in text
+        or "\n" in text
+        or "\r" in text
+        or ("/%2" in text and _MAY_LEAVE(text) is not None)
+    )
 
 
 def _check(url: str, sitemap_url: str, policy: ScopePolicy, vouched: str) -> str | None:

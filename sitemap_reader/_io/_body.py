@@ -228,6 +228,27 @@ class SitemapBody:
             events = events[self._skip :]
             self._skip = 0
         self.emitted += len(events)
+        locs = [e.loc for e in events if type(e) is Entry]
+        if len(locs) == len(events) and self.stats is None and self._filter.all_pass(locs):
+            out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
+        else:
+            out, entries = self._sort(events)
+        progress = self._outbox.progress
+        room = self._config.limits.max_entries - progress.entries
+        if entries > room:
+            out = self._cut(out, room)
+            entries = max(room, 0)
+        self.entries += entries
+        progress.entries += entries
+        if self.staging and entries:  # the change feed: entries go to the store, not out
+            assert self._tracker is not None
+            self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
+            out = [e for e in out if type(e) is not Entry]
+        await self._outbox.emit(out, root=self.job.root)
+
+    def _sort(self, events: list[Event]) -> tuple[list[Event], int]:
+        """The events to pass on, one by one: entries in scope (the others counted as
+        dropped), index children queued, problems kept; and how many entries passed."""
         check = self._filter.check
         out: list[Event] = []
         dropped = self.dropped
@@ -262,18 +283,7 @@ class SitemapBody:
                     self.job.kind is JobKind.PROBE and event.fatal and event.kind in NOT_A_SITEMAP
                 ):
                     out.append(event)  # a probed path that is a web page is no news
-        progress = self._outbox.progress
-        room = self._config.limits.max_entries - progress.entries
-        if entries > room:
-            out = self._cut(out, room)
-            entries = max(room, 0)
-        self.entries += entries
-        progress.entries += entries
-        if self.staging and entries:  # the change feed: entries go to the store, not out
-            assert self._tracker is not None
-            self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
-            out = [e for e in out if type(e) is not Entry]
-        await self._outbox.emit(out, root=self.job.root)
+        return out, entries
 
     def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
         """Queue an index child; else a Problem saying why not, or a duplicate's report.

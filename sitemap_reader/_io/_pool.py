@@ -27,6 +27,7 @@ import pickle
 import signal
 import struct
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import IO, Any
 
@@ -35,6 +36,7 @@ import sitemap_reader
 from .._config import ReaderConfig
 from .._core._parser import SitemapParser
 from .._errors import FetchError
+from .._gc import few_collections
 from .._models import Alternate, ChangeFreq, Entry, Event, Format, Image, ProblemKind
 
 _ASK = struct.Struct("<IIB")  # payload length, document, operation
@@ -133,6 +135,11 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
     read = (stdin or sys.stdin.buffer).read
     out = stdout or sys.stdout.buffer
     _widen(out)
+    with few_collections():  # the worker process is ours (see _gc)
+        _serve(read, out)
+
+
+def _serve(read: Callable[[int], bytes], out: IO[bytes]) -> None:
     parsers: dict[int, SitemapParser] = {}
     while len(head := read(_ASK.size)) == _ASK.size:
         size, doc, op = _ASK.unpack(head)
