@@ -18,7 +18,7 @@ from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import Entry, ScopePolicy, SitemapParser, entry_to_dict
 from sitemap_reader._core._scope import _MAY_LEAVE, Scope, _may_leave
-from sitemap_reader._gc import YOUNG, few_collections
+from sitemap_reader._gc import SETTLE, YOUNG, few_collections
 from sitemap_reader._serialize import _iso, json_line
 from tests.http_site import gz_file, serve, walk
 
@@ -206,3 +206,23 @@ def test_few_collections_is_undone_after_an_error() -> None:
         raise KeyError
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_a_document_done_frees_the_cycles_kept_since_the_last_collection() -> None:
+    """The young generation is large, so cycles a document leaves would wait; the call made
+    when a document is done collects once enough were kept, and not before."""
+
+    def cycles(n: int) -> None:
+        for _ in range(n):
+            loop: list[object] = []
+            loop.append(loop)
+
+    with few_collections() as document_done:
+        gc.collect()
+        cycles(10)
+        document_done()  # few: left for later
+        assert gc.get_count()[0] >= 10
+        cycles(SETTLE)
+        assert gc.get_count()[0] > SETTLE  # (YOUNG is far above: no automatic collection)
+        document_done()
+        assert gc.get_count()[0] < 10

@@ -7,6 +7,7 @@ Most tests run on both XML paths (the ``fast`` fixture: scanner, then expat alon
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -36,6 +37,7 @@ from .helpers import (
     XHTML_NS,
     entries,
     fatal,
+    gz,
     index,
     kinds,
     locs,
@@ -777,3 +779,32 @@ def test_feeding_nothing_changes_nothing(fast: bool) -> None:
     assert parser.close() == []
     assert parser.ended
     assert parser.close() == []  # a second close is harmless
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        urlset(*(f"<url><loc>{URL}p{i}</loc></url>" for i in range(50))).encode(),
+        gz(urlset(*(f"<url><loc>{URL}p{i}</loc></url>" for i in range(50))).encode()),
+        urlset(f"<url><loc>{URL}a</loc></url>", "<url><loc>").encode(),  # cut
+        urlset(f"<url><loc>{URL}a</loc></url>", "<url><loc>&bad;</loc></url>").encode(),
+        index(f"{URL}a.xml", f"{URL}b.xml").encode(),
+        f"{URL}a\n{URL}b\n".encode(),  # text
+    ],
+    ids=["urlset", "gzip", "truncated", "not-well-formed", "index", "text"],
+)
+def test_a_finished_document_leaves_no_cycle(fast: bool, document: bytes) -> None:
+    """Once a document is done its parser holds no reference cycle (expat's handlers are bound
+    methods of the objects that hold expat): it is freed at once, buffers and all, not at a
+    collection that a long run may put off."""
+    gc.collect()
+    gc.disable()
+    try:
+        parser = SitemapParser(URL, fast=fast)
+        parser.feed(document)
+        parser.close()
+        assert parser.format is not None  # (the handler itself is kept: it is asked things)
+        del parser
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

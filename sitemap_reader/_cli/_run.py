@@ -30,13 +30,17 @@ def run_walk(
         with cancelled_by_sigterm():
             async with sr.SitemapReader(config, state=state) as reader:
                 console.start(reader)
+                done = 0  # documents finished
                 try:
                     async for batch in reader.walk_batches(*args.sources):
                         handle(batch, tally)
+                        if reader.progress.done != done:
+                            done = reader.progress.done
+                            document_done()
                 finally:
                     console.stop()
                 tally.progress = reader.progress
         return tally
 
-    with few_collections():  # the process is ours: its collector may be tuned to the run
+    with few_collections() as document_done:  # the process is ours: its collector is tuned
         return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")

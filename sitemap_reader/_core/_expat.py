@@ -122,6 +122,14 @@ class ExpatDriver:
         """True when expat has read exactly the first ``offset`` bytes it was given."""
         return not self._backlog and self._fed == offset
 
+    def release(self) -> None:
+        """The document is done: drop the handlers. Each is a bound method of an object that
+        holds this parser, a cycle only the collector would free, and expat's buffers (as
+        large as the chunks fed) with it; a long run could pile them up between collections."""
+        parser = self.parser
+        for name in _HANDLERS:
+            setattr(parser, name, None)
+
     def take_backlog(self) -> bytes:
         """The input held back from expat (see ``parse``), to be read now: the document
         was cut, and what came before the cut is read before it."""
@@ -130,6 +138,15 @@ class ExpatDriver:
         data, self._held = bytes(self._backlog), 0
         self._backlog.clear()
         return data
+
+
+# The handlers the readers set on the parser (._xml, ._sitemap): ``release`` drops them.
+_HANDLERS = (
+    "StartElementHandler",
+    "EndElementHandler",
+    "CharacterDataHandler",
+    "SkippedEntityHandler",
+)
 
 
 def _make_parser() -> Any:

@@ -32,6 +32,7 @@ class _Handler(Protocol):
     def feed(self, data: bytes) -> None: ...
     def close(self) -> None: ...
     def abort(self) -> None: ...
+    def release(self) -> None: ...
 
 
 class SitemapParser:
@@ -250,4 +251,6 @@ class SitemapParser:
         if (doc.ended or self._closed) and not self._finished:
             self._finished = True
             doc.finish()
+            if self._handler is not None:
+                self._handler.release()  # (it is never fed again)
         return doc.take()

@@ -87,6 +87,9 @@ class TextHandler:
     def abort(self) -> None:
         self._rest.clear()
 
+    def release(self) -> None:
+        """(Nothing to release: a text handler holds no cycle.)"""
+
     def _line(self, line: bytes) -> None:
         line = line.strip(_WS)
         if not line:

@@ -188,6 +188,13 @@ class XmlHandler:
         elif self.format is None and not self.doc.ended:
             self.doc.fail(ProblemKind.EMPTY, "the document has no root element")
 
+    def release(self) -> None:
+        """Nothing more is read: break the cycles through expat's handlers and the scanner's
+        callbacks, so that the document's buffers are freed with the parser, not at the
+        next collection."""
+        self._driver.release()
+        self._scanner = None
+
     def abort(self) -> None:
         """The document was cut (a limit): keep what was read, parse a buffered feed."""
         # What came before the cut but waits (see Scanner.feed and ExpatDriver.parse) is
