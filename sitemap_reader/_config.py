@@ -154,6 +154,10 @@ class Incremental:
     # With changes: a sitemap or source listing fewer than this share of the URLs of its last
     # complete read holds its removals back until a later run confirms; 0 turns it off.
     shrink_guard: float = DEFAULT_SHRINK_GUARD
+    # With changes: hand the changes out but keep them pending, so that the next run with
+    # changes hands them out again: a look (``tree --changes``) that takes nothing from the
+    # feed a pipeline reads.
+    peek: bool = False
 
     def __post_init__(self) -> None:
         if not self.max_age >= 0:

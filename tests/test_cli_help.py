@@ -100,9 +100,9 @@ options:
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
                         or plain seconds (7d)
-  --changes             with --state: only what changed since the last --changes run: dump prints
+  --changes             with --state: only what changed since the last dump --changes: dump prints
                         each URL with "change": new, modified or removed; tree counts them per
-                        sitemap
+                        sitemap and leaves them to the next dump
   --trust-lastmod {always,auto,never}
                         with --state: when a sitemap whose index lastmod did not move is skipped:
                         always, never, or auto (default): unless its source's lastmods were judged
@@ -134,7 +134,7 @@ usage: sitemap-reader tree [OPTIONS] [SOURCE ...]
 Read the sources as dump does, then print their sitemap hierarchy: one line per document
 (robots.txt, index, sitemap) with its format, URL or child counts, URLs dropped, lastmod and
 status, and its problems below it; with --changes, how many of its URLs are new, modified or
-removed.
+removed (the changes stay for the next dump --changes).
 
 positional arguments:
   SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
@@ -177,9 +177,9 @@ options:
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
                         is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
                         or plain seconds (7d)
-  --changes             with --state: only what changed since the last --changes run: dump prints
+  --changes             with --state: only what changed since the last dump --changes: dump prints
                         each URL with "change": new, modified or removed; tree counts them per
-                        sitemap
+                        sitemap and leaves them to the next dump
   --trust-lastmod {always,auto,never}
                         with --state: when a sitemap whose index lastmod did not move is skipped:
                         always, never, or auto (default): unless its source's lastmods were judged

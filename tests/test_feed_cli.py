@@ -27,6 +27,7 @@ def test_tree_changes_counts_what_changed_per_sitemap(
     with ThreadedServer() as s:
         serve_index(s, {"a": 3, "b": 3}, index_lastmod="2024-03-01", entry_lastmod="2024-03-01")
         code, first, err = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
+        cli(capsys, "dump", s.a("/"), "--state", state, "--changes")  # the feed taken
         serve_index(s, {"a": 3, "b": 2}, index_lastmod="2024-04-01", entry_lastmod="2024-04-01")
         _, second, _ = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
     assert code == 0
@@ -35,6 +36,29 @@ def test_tree_changes_counts_what_changed_per_sitemap(
     b = next(line for line in second.splitlines() if s.a("/b.xml") in line)
     assert b.endswith("0 new, 2 modified, 1 removed")
     assert "lastmods trusted" in b
+
+
+def test_tree_changes_leaves_the_changes_to_the_next_dump(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A look with tree takes nothing from the feed a pipeline reads with dump --changes."""
+    state = str(tmp_path / "state.sqlite")
+    with ThreadedServer() as s:
+        serve_index(s, {"a": 2, "b": 3}, index_lastmod="2024-03-01", entry_lastmod="2024-03-01")
+        cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+        serve_index(s, {"a": 2, "b": 2}, index_lastmod="2024-04-01", entry_lastmod="2024-04-01")
+        _, looked, _ = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
+        _, again, _ = cli(capsys, "tree", s.a("/"), "--state", state, "--changes")
+        _, out, _ = cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+        _, after, _ = cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+    for tree in (looked, again):
+        b = next(line for line in tree.splitlines() if s.a("/b.xml") in line)
+        assert b.endswith("0 new, 2 modified, 1 removed")
+    changes = sorted((r["change"], r["loc"]) for r in map(json.loads, out.splitlines()))
+    # (a's entries moved their lastmods too)
+    assert [c for c, _ in changes] == ["modified"] * 4 + ["removed"]
+    assert changes[-1][1] == s.a("/p/b2")
+    assert after == ""  # the dump took them
 
 
 def test_the_shrink_guard_on_stderr_and_in_state_show(

@@ -441,6 +441,31 @@ async def test_change_feed_new_modified_removed(
     assert changes(again) == set()
 
 
+async def test_a_peek_leaves_the_changes_pending(
+    aiohttp_server: AiohttpServer, store: StateStore
+) -> None:
+    """Incremental(peek=True) hands the changes out and keeps them: the next run with the
+    feed hands out the same, plus what changed since, and a run that takes them empties it."""
+    s = await serve(aiohttp_server)
+    p = s.a
+    s.add("/index.xml", xml(sitemapindex((p("/a.xml"), "2024-01-01"))))
+    s.add("/a.xml", xml(urlset(p("/1"), p("/2"))))
+    await run(store, s.a("/index.xml"), changes=True)
+    s.add("/index.xml", xml(sitemapindex((p("/a.xml"), "2024-02-01"))))
+    s.add("/a.xml", xml(urlset(p("/1"), p("/3"))))
+    looked, _ = await run(store, s.a("/index.xml"), changes=True, peek=True)
+    expected = {("new", p("/3")), ("removed", p("/2"))}
+    assert changes(looked) == expected
+    again, _ = await run(store, s.a("/index.xml"), changes=True, peek=True)
+    assert changes(again) == expected
+    s.add("/index.xml", xml(sitemapindex((p("/a.xml"), "2024-03-01"))))
+    s.add("/a.xml", xml(urlset(p("/1"), p("/3"), p("/4"))))
+    taken, _ = await run(store, s.a("/index.xml"), changes=True)
+    assert changes(taken) == expected | {("new", p("/4"))}
+    after, _ = await run(store, s.a("/index.xml"), changes=True)
+    assert changes(after) == set()
+
+
 async def test_first_feed_after_plain_runs_reads_everything_again(
     aiohttp_server: AiohttpServer, store: StateStore
 ) -> None:

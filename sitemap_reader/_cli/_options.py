@@ -155,8 +155,9 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--changes",
         action="store_true",
-        help="with --state: only what changed since the last --changes run: dump prints each "
-        'URL with "change": new, modified or removed; tree counts them per sitemap',
+        help="with --state: only what changed since the last dump --changes: dump prints each "
+        'URL with "change": new, modified or removed; tree counts them per sitemap and leaves '
+        "them to the next dump",
     )
     command.add_argument(
         "--trust-lastmod",
@@ -258,8 +259,11 @@ def _workers(text: str) -> int:
 # -- what the options give -----------------------------------------------------------------------
 
 
-def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfig:
-    """The ReaderConfig of the reading and state options; ``changes``: the change feed."""
+def config(
+    args: argparse.Namespace, *, changes: bool = False, peek: bool = False
+) -> sr.ReaderConfig:
+    """The ReaderConfig of the reading and state options; ``changes``: the change feed,
+    ``peek``: looked at, not taken (Incremental.peek)."""
     base = sr.DEFAULT_CONFIG
     limits = base.limits
     if args.max_depth is not None:
@@ -298,7 +302,9 @@ def config(args: argparse.Namespace, *, changes: bool = False) -> sr.ReaderConfi
         incremental = dataclasses.replace(incremental, trust_lastmod=args.trust_lastmod)
     if args.shrink_guard is not None:
         incremental = dataclasses.replace(incremental, shrink_guard=args.shrink_guard)
-    settings["incremental"] = dataclasses.replace(incremental, read_all=args.all, changes=changes)
+    settings["incremental"] = dataclasses.replace(
+        incremental, read_all=args.all, changes=changes, peek=peek
+    )
     tuned = args.trust_lastmod is not None or args.shrink_guard is not None
     if args.state is None and (args.all or args.max_age is not None or changes or tuned):
         raise UsageError(

@@ -25,7 +25,8 @@ def register(commands: _options.Commands) -> None:
         description="Read the sources as dump does, then print their sitemap hierarchy: "
         "one line per document (robots.txt, index, sitemap) with its format, URL or child "
         "counts, URLs dropped, lastmod and status, and its problems below it; with "
-        "--changes, how many of its URLs are new, modified or removed.",
+        "--changes, how many of its URLs are new, modified or removed (the changes stay for "
+        "the next dump --changes).",
         usage="%(prog)s [OPTIONS] [SOURCE ...]",
     )
     _options.add_sources(tree)
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from ._run import run_walk  # the walk's machinery: when a command runs, not for --help
 
     args.sources = _options.sources(args)
-    config = _options.config(args, changes=args.changes)
+    # A look at the feed: what it counts stays pending for the next dump --changes.
+    config = _options.config(args, changes=args.changes, peek=True)
     console = Console(args.quiet, args.no_progress, feed=args.changes)
     reports: list[sr.SitemapVisited] = []
     # --changes: per sitemap (as the feed names it), how many URLs changed, by kind.

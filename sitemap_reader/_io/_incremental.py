@@ -312,8 +312,9 @@ class Tracker:
             yield batch
 
     def delivered(self) -> None:
-        """The run handed every change out: the next feed starts from here."""
-        if self.feed is not None:
+        """The run handed every change out: the next feed starts from here (unless the run
+        only peeked at them)."""
+        if self.feed is not None and not self.policy.peek:
             self.feed.delivered()
 
 
