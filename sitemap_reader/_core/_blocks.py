@@ -1,10 +1,12 @@
-"""The scanner's reader for the richer blocks generators write: one ``<url>`` or ``<sitemap>``.
+"""The scanner's reader for the blocks generators write: one ``<url>`` or ``<sitemap>``.
 
-The plain shape is matched by one expression in ``._scan``; a block of another usual shape
-comes here: elements in any order up to three levels below the block (``<image:image>``
-with its title and caption, ``<xhtml:link>`` alternates, ``<video:video>``, ``<news:news>``
-and its ``<news:publication>``), attributes in any order and either quote, values with
-CDATA sections and character or entity references, the prefixes the root declares.
+The usual shape (the fields in the protocol's order, then images and alternates) is matched
+by one expression, ``BlockReader.rich`` (``plain`` where every field is plain text), which
+``._scan`` tries first; a block of another usual shape comes here whole: elements in any
+order up to three levels below the block (``<image:image>`` with its title and caption,
+``<xhtml:link>`` alternates, ``<video:video>``, ``<news:news>`` and its
+``<news:publication>``), attributes in any order and either quote, values with CDATA
+sections and character or entity references, the prefixes the root declares.
 
 Each element means here what it means to the exact path (``._sitemap``): a field of the
 record, an alternate, an extension container whose fields are read at any depth within it,
