@@ -61,6 +61,22 @@ class Image:
     geo_location: str | None = None
     license: str | None = None
 
+    # Written out as Entry's is (see there): a large sitemap holds tens of thousands.
+    def __init__(
+        self,
+        loc: str,
+        caption: str | None = None,
+        title: str | None = None,
+        geo_location: str | None = None,
+        license: str | None = None,
+    ) -> None:
+        _set = _SETATTR
+        _set(self, "loc", loc)
+        _set(self, "caption", caption)
+        _set(self, "title", title)
+        _set(self, "geo_location", geo_location)
+        _set(self, "license", license)
+
 
 @dataclass(frozen=True, slots=True)
 class Video:
@@ -103,6 +119,13 @@ class Alternate:
     hreflang: str | None
     href: str
     media: str | None = None
+
+    # Written out as Entry's is (see there): a multilingual sitemap holds several an entry.
+    def __init__(self, hreflang: str | None, href: str, media: str | None = None) -> None:
+        _set = _SETATTR
+        _set(self, "hreflang", hreflang)
+        _set(self, "href", href)
+        _set(self, "media", media)
 
 
 @dataclass(frozen=True, slots=True)

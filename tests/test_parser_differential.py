@@ -20,7 +20,7 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from sitemap_reader import Entry, Image, Limits, Problem, SitemapRef
+from sitemap_reader import Entry, Image, Limits, Problem, ProblemKind, SitemapRef
 from sitemap_reader._core import _records, _scan
 
 from .helpers import (
@@ -631,6 +631,104 @@ def test_scanner_reads_what_generators_write(monkeypatch: pytest.MonkeyPatch) ->
     ]
     assert fourth.videos[0].tags == ("a", "b")
     assert fourth.news[0].publication_name == "N"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        (
+            "<url><loc> https://example.com/a </loc><lastmod>\t2024-03-05 </lastmod>"
+            "<changefreq> Weekly</changefreq><priority> 1.5 </priority></url>"
+        ),
+        "<url><loc>https://example.com/a?b=1&amp;c=2</loc><lastmod></lastmod></url>",
+        "<url><loc>https://exa\rmple.com/a\r\n</loc><changefreq>daily\r</changefreq></url>",
+        "<url><loc><![CDATA[ https://example.com/c ]]></loc><priority>2</priority></url>",
+        (
+            "<url><loc>https://example.com/i</loc><image:image><image:loc> https://example.com/1.jpg"
+            "\n</image:loc></image:image>\n<image:image>\t<image:loc>https://example.com/2.jpg"
+            "</image:loc>\n</image:image>\n</url>"
+        ),
+        (
+            "<url><loc>https://example.com/i</loc><image:image><image:loc> </image:loc>"
+            "</image:image></url>"
+        ),
+        (
+            "<url><loc>https://example.com/i</loc><image:image><image:loc>https://example.com/"
+            "?a=1&amp;b=2</image:loc></image:image><image:image><image:loc>https://exa\rmple.com/"
+            "</image:loc></image:image></url>"
+        ),
+        (
+            "<url><loc>https://example.com/i</loc><image:image><image:loc><![CDATA["
+            "https://example.com/3.jpg]]></image:loc></image:image></url>"
+        ),
+    ],
+    ids=[
+        "spaces",
+        "reference",
+        "cr",
+        "cdata",
+        "images",
+        "image-no-loc",
+        "image-ref-cr",
+        "image-cdata",
+    ],
+)
+def test_plain_values_read_as_any_value(monkeypatch: pytest.MonkeyPatch, block: str) -> None:
+    """The scanner strips a plain value (no markup, reference or CR) and images of a plain
+    loc without the general decoding: what it gives is the exact path's, whatever the
+    values, the dropped ones and the tallies' first examples, and wherever the text is cut."""
+    taken = _count_scanned(monkeypatch)
+    doc = (
+        f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}">\n'
+        f"<url><loc>https://example.com/p</loc></url>\n{block}\n</urlset>\n"
+    ).encode()
+    fast = parse(doc, fast=True)
+    assert taken[0] == 2
+    assert fast == parse(doc, fast=False)
+    for at in range(1, len(doc), 7):
+        assert parse_chunks(cut_at(doc, [at]), fast=True) == fast
+
+
+def test_alternates_read_as_any_alternate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alternates generators write (rel, hreflang, href in that order) are built in
+    one pass: the same records and tallies as any other alternate's, every value odd."""
+    taken = _count_scanned(monkeypatch)
+    links = [
+        ("de", "https://example.com/de/"),
+        (" fr ", " https://example.com/fr/ "),
+        ("", "https://example.com/none/"),
+        ("  ", "https://example.com/blank/"),
+        ("it", ""),
+        ("es", "   "),
+        ("pt", "/pt/"),
+        ("nl", "https://example.com/nl/?a=1&amp;b=2"),
+        ("x-default", "ftp://example.com/"),
+    ]
+    block = (
+        "<url><loc>https://example.com/</loc>\n"
+        + "".join(
+            f'  <xhtml:link rel="alternate" hreflang="{lang}" href="{href}"/>\n'
+            for lang, href in links
+        )
+        + "</url>"
+    )
+    doc = (
+        f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n{block}\n{block}\n</urlset>\n'
+    ).encode()
+    fast = parse(doc, fast=True)
+    assert taken[0] == 2
+    assert fast == parse(doc, fast=False)
+    assert [(a.hreflang, a.href) for a in entries(fast)[0].alternates] == [
+        ("de", "https://example.com/de/"),
+        ("fr", "https://example.com/fr/"),
+        (None, "https://example.com/none/"),
+        (None, "https://example.com/blank/"),
+        ("nl", "https://example.com/nl/?a=1&b=2"),
+    ]
+    assert [p.kind for p in fast if isinstance(p, Problem)] == [
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.INVALID_LOC,
+    ]
 
 
 def test_an_odd_block_costs_that_block_only(monkeypatch: pytest.MonkeyPatch) -> None:

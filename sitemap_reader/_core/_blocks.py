@@ -1,10 +1,12 @@
-"""The scanner's reader for the richer blocks generators write: one ``<url>`` or ``<sitemap>``.
+"""The scanner's reader for the blocks generators write: one ``<url>`` or ``<sitemap>``.
 
-The plain shape is matched by one expression in ``._scan``; a block of another usual shape
-comes here: elements in any order up to three levels below the block (``<image:image>``
-with its title and caption, ``<xhtml:link>`` alternates, ``<video:video>``, ``<news:news>``
-and its ``<news:publication>``), attributes in any order and either quote, values with
-CDATA sections and character or entity references, the prefixes the root declares.
+The usual shape (the fields in the protocol's order, then images and alternates) is matched
+by one expression, ``BlockReader.rich`` (``plain`` where every field is plain text), which
+``._scan`` tries first; a block of another usual shape comes here whole: elements in any
+order up to three levels below the block (``<image:image>`` with its title and caption,
+``<xhtml:link>`` alternates, ``<video:video>``, ``<news:news>`` and its
+``<news:publication>``), attributes in any order and either quote, values with CDATA
+sections and character or entity references, the prefixes the root declares.
 
 Each element means here what it means to the exact path (``._sitemap``): a field of the
 record, an alternate, an extension container whose fields are read at any depth within it,
@@ -47,6 +49,8 @@ _CDATA = r"<!\[CDATA\[[^\]" + _CTRL + r"]*(?:\](?!\]>)[^\]" + _CTRL + r"]*)*\]\]
 # more than linearly.
 _TEXT = r"[^<>&" + _CTRL + r"]*"
 _VALUE = _TEXT + r"(?:(?:" + _REF + r"|" + _CDATA + r")" + _TEXT + r")*"
+# A plain value: no markup, no reference, no CR (expat's to rewrite): field_value strips it.
+_PLAIN = r"[^<>&\r" + _CTRL + r"]*"
 # Attribute values without tab or line breaks (expat turns them into spaces).
 _ATTR_TEXT = {q: r"[^" + q + r"<&\t\n\r" + _CTRL + r"]*" for q in "\"'"}
 _ATTR_VALUE_DQ = _ATTR_TEXT['"'] + r"(?:" + _REF + _ATTR_TEXT['"'] + r")*"
@@ -84,6 +88,7 @@ _NS_DECL = re.compile(
 )
 
 _IMAGE_SPEC = CONTAINERS[(IMAGE, "image")]
+_image = _IMAGE_SPEC.build
 _URL_FIELDS = {(CORE, n): n for n in ("loc", "lastmod", "changefreq", "priority")}
 _SITEMAP_FIELDS = {(CORE, n): n for n in ("loc", "lastmod")}
 
@@ -154,19 +159,35 @@ def _prefix(kinds: dict[str, int], kind: int) -> str | None:
     return next((prefix for prefix, k in kinds.items() if k == kind), None)
 
 
-def _rich(kinds: dict[str, int], *, index: bool) -> str:
-    """The usual rich block: its fields in the protocol's order (groups 1 to 4), then the
-    rest up to its end tag (group 5, read by ``_RunItems``; the index's block has none)."""
+def _rich(image: str | None, *, index: bool, plain: bool = False) -> str:
+    """The usual rich block: its fields in the protocol's order (groups 1 to 4), images of
+    a loc only (group 5, their values found again by ``image_locs``), then the rest up to
+    its end tag (group 6, read by ``_items``). The index's block has none but 1 and 2.
+    With ``plain``, only fields of a plain value."""
+    value = _PLAIN if plain else _VALUE
 
     def field(name: str) -> str:
-        return r"(?:<" + name + _WS + r">(" + _VALUE + r")</" + name + _WS + r">" + _WS + r")"
+        return r"(?:<" + name + _WS + r">(" + value + r")</" + name + _WS + r">" + _WS + r")"
 
     tag = "sitemap" if index else "url"
     fields = field("loc") + field("lastmod") + "?"
-    run = r"()"
+    run = r"()()()()"  # (the index's: its groups numbered as a <url>'s)
     if not index:
         fields += field("changefreq") + "?" + field("priority") + "?"
-        run = r"([^<]*(?:<(?!/url" + _WS + r">)[^<]*)*)"
+        images = r"()"
+        if image is not None:
+            # Images of a plain loc. Each loop here runs up to a given character, so that
+            # an image of another shape (a title, a reference, CDATA) fails at once: Python
+            # looks back for that character only. The lookahead keeps what matched (Python
+            # never takes a lookahead back): a block that does not end where expected fails
+            # in linear time.
+            one = (
+                r"<" + image + r":image" + _WS + r">" + _WS + r"<" + image + r":loc" + _WS + r">"
+                + _PLAIN + r"</" + image + r":loc" + _WS + r">" + _WS + r"</" + image
+                + r":image" + _WS + r">" + _WS
+            )  # fmt: skip
+            images = r"(?=((?:" + one + r")*))\5"
+        run = images + r"([^<]*(?:<(?!/url" + _WS + r">)[^<]*)*)"
     return _WS + r"<" + tag + _WS + r">" + _WS + fields + run + r"</" + tag + _WS + r">"
 
 
@@ -190,7 +211,9 @@ class BlockReader:
         "_items",
         "_kinds",
         "_open",
-        "_rich",
+        "image_locs",
+        "plain",
+        "rich",
     )
 
     def __init__(self, kinds: dict[str, int], *, index: bool) -> None:
@@ -200,12 +223,16 @@ class BlockReader:
         tag = "sitemap" if index else "url"
         self._open = re.compile(_WS + "<" + tag + _WS + ">")
         self._close = re.compile(_WS + "</" + tag + _WS + ">")
-        self._rich = re.compile(_rich(kinds, index=index))
         xhtml = _prefix(kinds, XHTML)
         image = _prefix(kinds, IMAGE)
-        # One alternate or image of the rest of a rich block (group 5 above): an alternate
-        # as generators write it (groups 1, 2: hreflang, href), another (3: attributes), or
-        # an image (4: its fields). ``split`` gives them with what lies between.
+        # The usual block (see _rich), the scanner's first tries: ``plain`` where
+        # ``field_value`` only strips every value, the most common by far, else ``rich``.
+        self.plain = re.compile(_rich(image, index=index, plain=True))
+        self.rich = re.compile(_rich(image, index=index))
+        # One alternate or image of the rest of a rich block (its groups 5 and 6): an
+        # alternate as generators write it (groups 1, 2: hreflang, href), another (3:
+        # attributes), or an image (4: its fields). ``split`` gives them with what lies
+        # between.
         never = r"(?!)"  # (an extension the root does not declare)
         link = never if xhtml is None else r"<" + xhtml + r":link"
         # (hreflang as _ATTR_TEXT allows it: expat turns tabs and line breaks in an attribute
@@ -222,17 +249,35 @@ class BlockReader:
             canonical + r"|" + link + r"(" + _ATTRS + r")" + _WS + r"/>|" + image_item
         )
         self._image = None if image is None else re.compile(_image_field(image, "n"))
+        # (the locs of group 5 of ``plain`` and ``rich``: plain values)
+        loc = r"<" + (image or "") + r":loc" + _WS + r">(" + _PLAIN + r")<"
+        self.image_locs = re.compile(loc).findall
 
-    def match(self, buf: str, pos: int) -> tuple[int, Any] | None:
+    def _split(self, rest: str) -> list[Any] | None:
+        """The rest of a rich block split by ``_items``, or None unless it holds alternates,
+        images and white space only."""
+        parts = self._items.split(rest)
+        return None if "".join(parts[::7]).strip(" \t\r\n") else parts
+
+    def extensions(self, doc: Document, rest: str) -> list[list[Any]] | None:
+        """The arguments of ``emit_entry`` after the fields, for a block ``rich`` matched
+        with more than its fields and images of a loc only (``rest``: groups 5 and 6), or
+        None when the block is another shape's or the exact path's."""
+        parts = self._split(rest)
+        return None if parts is None else self._rest(doc, rest, parts)
+
+    def match(
+        self, buf: str, pos: int, rich: re.Match[str] | None = None
+    ) -> tuple[int, Any] | None:
         """The end of the block at ``pos`` and what ``read`` needs, if it has a shape read
-        here and is complete in ``buf``."""
-        rich = self._rich.match(buf, pos)
+        here and is complete in ``buf`` (``rich``: the match of ``rich`` there, if known)."""
+        if rich is None:
+            rich = self.rich.match(buf, pos)
         if rich is not None:
-            rest = None if self._index else rich[5]
-            parts = self._items.split(rest) if rest else None
-            # (the rest holds alternates and images and white space only, or another shape)
-            if parts is None or not "".join(parts[::7]).strip(" \t\r\n"):
-                return rich.end(), (rich, parts)
+            rest = rich[5] + rich[6]
+            parts = self._split(rest) if rest else None
+            if not rest or parts is not None:
+                return rich.end(), (rich, rest, parts)
         m = self._open.match(buf, pos)
         if m is None:
             return None
@@ -249,7 +294,7 @@ class BlockReader:
         return None if m is None else (m.end(), items)
 
     def _read_rich(
-        self, doc: Document, m: re.Match[str], parts: list[str | None] | None
+        self, doc: Document, m: re.Match[str], rest: str, parts: list[str | None] | None
     ) -> list[Any] | None:
         try:
             if self._index:
@@ -262,16 +307,25 @@ class BlockReader:
                 None if changefreq is None else field_value(changefreq),
                 None if priority is None else field_value(priority),
             ]
-            if parts is None:
-                return args
-            if "&#" not in m[5] and parts[3::7].count(None) * 7 == len(parts) - 1:
+        except Odd:
+            return None
+        if parts is None:
+            return args
+        found = self._rest(doc, rest, parts)
+        return None if found is None else args + found
+
+    def _rest(self, doc: Document, rest: str, parts: list[Any]) -> list[list[Any]] | None:
+        """The extensions of the rest of a rich block (``parts``: ``rest`` split), or None
+        when the block is the exact path's."""
+        try:
+            if "&#" not in rest and parts[3::7].count(None) * 7 == len(parts) - 1:
                 # Nothing here can make the block the exact path's (no character reference,
                 # no attribute dictionary to check): the records are built in one pass.
-                return args + self._records(parts, doc)
+                return self._records(parts, doc)
             steps = self._steps(parts)
         except Odd:
             return None
-        return args + self._extensions(steps, doc)
+        return self._extensions(steps, doc)
 
     def _records(self, parts: list[Any], doc: Document) -> list[list[Any]]:
         """The images and alternates of a rich block of canonical alternates and images
@@ -279,15 +333,18 @@ class BlockReader:
         images: list[Image] = []
         alternates: list[Alternate] = []
         image_field = self._image
+        check_loc = doc.check_loc
         for hreflang, href, image in zip(parts[1::7], parts[2::7], parts[4::7], strict=True):
             if href is not None:
-                link = alternate_of(hreflang, _decode(href) if "&" in href else href, None, doc)
-                if link is not None:
-                    alternates.append(link)
+                # alternate_of, written out: most records of a multilingual sitemap
+                href = (_decode(href) if "&" in href else href).strip()
+                loc = check_loc(href) if href else None
+                if loc is not None:
+                    alternates.append(Alternate(hreflang.strip() or None, loc))
             else:
                 assert image_field is not None
                 sub = {name: field_value(text) for name, text in image_field.findall(image)}
-                record = _IMAGE_SPEC.build(sub, doc)
+                record = _image(sub, doc)
                 if record is not None:
                     images.append(record)
         return [images, [], [], alternates]

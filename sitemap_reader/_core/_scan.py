@@ -1,9 +1,10 @@
 """The fast path: a scanner for the XML sitemaps sites serve, expat reading only what it must.
 
 After expat has read the prolog and the root start tag, the scanner matches whole
-``<url>`` (or index ``<sitemap>``) blocks: the plain shape with one regular expression,
-richer ones (alternates, image titles, CDATA, references, video, news: see ``._blocks``)
-with a few more, and hands the values to the same record functions as the exact path.
+``<url>`` (or index ``<sitemap>``) blocks: the usual shape (fields in the protocol's
+order, then alternates and images) with one regular expression, the others (video, news,
+attributes in any order... : see ``._blocks``) with a few more, and hands the values to the
+same record functions as the exact path.
 A block it cannot take as it is (a comment, another namespace, a value over the size
 bound...) is expat's: expat reads it, preceded by white space with the line breaks and the
 column of what the scanner consumed since expat last read, so that it reports errors at
@@ -21,59 +22,11 @@ import re
 from collections.abc import Callable
 
 from .._models import Image
-from ._blocks import BlockReader, prefixes
+from ._blocks import BlockReader, Odd, field_value, prefixes
 from ._doc import Document
-from ._extensions import IMAGE
 from ._records import emit_entry, emit_ref
 
 _W = r"[ \t\r\n]*"
-# Character data expat accepts as is: no markup, no CR (expat rewrites it), no control
-# characters, and only the five predefined entity references. No ">" either: "]]>" is not
-# allowed in character data (XML 1.0 section 2.4), so a value with ">" is expat's to judge.
-_T = (
-    r"([^<>&\x00-\x08\x0b-\x1f]*"
-    r"(?:&(?:amp|lt|gt|quot|apos);[^<>&\x00-\x08\x0b-\x1f]*)*)"
-)
-
-
-def _field(name: str) -> str:
-    return r"<" + name + _W + r">" + _T + r"</" + name + _W + r">" + _W
-
-
-_IMAGE = r"<image:image" + _W + r">" + _W + _field("image:loc") + r"</image:image" + _W + r">" + _W
-_URL = re.compile(
-    _W
-    + r"<url"
-    + _W
-    + r">"
-    + _W
-    + _field("loc")
-    + r"(?:"
-    + _field("lastmod")
-    + r")?(?:"
-    + _field("changefreq")
-    + r")?(?:"
-    + _field("priority")
-    + r")?((?:"
-    + _IMAGE
-    + r")*)</url"
-    + _W
-    + r">"
-)
-_IMAGE_LOC = re.compile(r"<image:loc" + _W + r">" + _T + r"</image:loc")
-_SITEMAP = re.compile(
-    _W
-    + r"<sitemap"
-    + _W
-    + r">"
-    + _W
-    + _field("loc")
-    + r"(?:"
-    + _field("lastmod")
-    + r")?</sitemap"
-    + _W
-    + r">"
-)
 _URL_END = re.compile(r"</url" + _W + r">")
 _SITEMAP_END = re.compile(r"</sitemap" + _W + r">")
 
@@ -110,21 +63,6 @@ def eligible(match: re.Match[bytes]) -> dict[str, int] | None:
     return prefixes(match["attrs"])
 
 
-def _unescape(value: str) -> str:
-    """The five predefined entities, as expat decodes them (``&amp;`` last: once only)."""
-    return (
-        value.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", '"')
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
-    )
-
-
-def _text(value: str) -> str:
-    return (_unescape(value) if "&" in value else value).strip()
-
-
 def _complete(raw: bytes) -> int:
     """How many leading bytes of ``raw`` end on a whole UTF-8 character."""
     end = len(raw)
@@ -158,7 +96,6 @@ class Scanner:
         "_col",
         "_doc",
         "_end",
-        "_images",
         "_index",
         "_limit",
         "_lines",
@@ -167,7 +104,6 @@ class Scanner:
         "_parts",
         "_parts_len",
         "_pending",
-        "_re",
         "_read",
         "_settled",
         "_total",
@@ -184,8 +120,6 @@ class Scanner:
     ) -> None:
         self._doc = doc
         self._index = index
-        self._images = not index and kinds.get("image") == IMAGE
-        self._re = _SITEMAP if index else _URL
         self._end = _SITEMAP_END if index else _URL_END
         self._blocks = BlockReader(kinds, index=index)
         self._read = read
@@ -231,9 +165,14 @@ class Scanner:
         """Consume what ``buf`` (all the text not consumed) allows; as ``feed``."""
         pos = self._mark = 0
         self._at = None
-        match = self._re.match
+        blocks = self._blocks
+        plain = blocks.plain.match
+        match = blocks.rich.match
+        image_locs = blocks.image_locs
+        index = self._index
         doc = self._doc
         limit = self._limit
+        stop = self._last_end(buf)
         while True:
             if self._block:
                 pos = self._through_block(buf, pos)
@@ -242,44 +181,58 @@ class Scanner:
                 if self._block:
                     break
                 continue
-            while True:  # the plain blocks, the most common by far
-                m = match(buf, pos)
-                if m is None:
-                    break
+            while True:  # the usual blocks, the most common by far
+                m = plain(buf, pos, stop)
+                if m is not None:  # (the most common: values that field_value only strips)
+                    loc, lastmod, changefreq, priority, images, rest = m.group(1, 2, 3, 4, 5, 6)
+                    loc = loc.strip()
+                    lastmod = lastmod and lastmod.strip()
+                    changefreq = changefreq and changefreq.strip()
+                    priority = priority and priority.strip()
+                else:
+                    m = match(buf, pos, stop)
+                    if m is None:
+                        break
+                    loc, lastmod, changefreq, priority, images, rest = m.group(1, 2, 3, 4, 5, 6)
+                    try:
+                        loc = field_value(loc)
+                        lastmod = None if lastmod is None else field_value(lastmod)
+                        changefreq = None if changefreq is None else field_value(changefreq)
+                        priority = None if priority is None else field_value(priority)
+                    except Odd:
+                        break  # a reference to an invalid character: see below
                 end = m.end()
                 if end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit:
                     break  # as in _can_wait: so long a block is expat's (see below)
-                if self._index:
-                    loc, lastmod = m.group(1, 2)
-                    ok = emit_ref(doc, _text(loc), None if lastmod is None else _text(lastmod))
+                if index:
+                    ok = emit_ref(doc, loc, lastmod)
+                elif rest:  # alternates, images of another shape...
+                    more = blocks.extensions(doc, images + rest)
+                    if more is None:
+                        break  # another shape, or the exact path's: see below
+                    ok = emit_entry(doc, loc, lastmod, changefreq, priority, *more)
+                elif images:
+                    locs = [raw.strip() for raw in image_locs(images)]  # (plain values)
+                    if not all(locs):
+                        break  # an image without its loc: see below
+                    images = [Image(image) for image in locs]
+                    ok = emit_entry(doc, loc, lastmod, changefreq, priority, images)
                 else:
-                    loc, lastmod, changefreq, priority, image_run = m.group(1, 2, 3, 4, 5)
-                    images: list[Image] | tuple[()] = ()
-                    if image_run:
-                        if not self._images:  # the prefix is bound elsewhere: see below
-                            break
-                        images = [Image(_text(v)) for v in _IMAGE_LOC.findall(image_run)]
-                        if not all(image.loc for image in images):
-                            break  # an image without a loc: see below
-                    ok = emit_entry(
-                        doc,
-                        _text(loc),
-                        None if lastmod is None else _text(lastmod),
-                        None if changefreq is None else _text(changefreq),
-                        None if priority is None else _text(priority),
-                        images,
-                    )
+                    ok = emit_entry(doc, loc, lastmod, changefreq, priority)
                 pos = end
                 if not ok:
                     return None  # the document was cut; the parser reads no more
-            if self._can_wait(buf, pos):
+            if m is not None:  # (a whole block the loop did not take: no need to wait)
+                found = blocks.match(buf, pos, m)
+            elif self._can_wait(buf, pos):
                 break  # (no block is whole before an end tag: no other shape is tried)
-            found = self._blocks.match(buf, pos)
+            else:
+                found = blocks.match(buf, pos)
             if found is not None:
                 end, block = found
                 args = None
                 if not (end - pos > limit >> 2 and len(buf[pos:end].encode()) > limit):
-                    args = self._blocks.read(doc, block)
+                    args = blocks.read(doc, block)
                 if args is None:
                     handover = self._odd_block(buf, pos)
                     if handover is not None:
@@ -297,6 +250,21 @@ class Scanner:
             self._consumed(buf[self._mark : pos])
         self._buf = buf[pos:]
         return None
+
+    def _last_end(self, buf: str) -> int:
+        """Where the last end tag of a block in ``buf`` ends (0 without one). The blocks
+        the scanner matches end there at the latest, and the one cut at the end of ``buf``
+        is not tried: a match that fails costs many times one that does not, for each
+        optional part is tried again without the others."""
+        tag = "</sitemap" if self._index else "</url"
+        at = len(buf)
+        while True:
+            at = buf.rfind(tag, 0, at)
+            if at < 0:
+                return 0
+            end = self._end.match(buf, at)
+            if end is not None:
+                return end.end()
 
     def finish(self) -> bytes:
         """End of input: everything not consumed goes to expat."""
