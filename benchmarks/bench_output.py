@@ -34,7 +34,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import make_docs  # (the benchmarks are scripts, not a package)
+from bench_corpus import best_of  # (the benchmarks are scripts, not a package)
+from bench_parse import make_docs
 
 from sitemap_reader import Entry, SitemapParser
 from sitemap_reader._gc import few_collections
@@ -62,12 +63,7 @@ def _batches_of(data: bytes) -> list[list[Entry]]:
 
 
 def best_cpu(repeat: int, run: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
+    return best_of(repeat, run, time.process_time)
 
 
 def child_cpu(repeat: int, argv: list[str]) -> float:
