@@ -9,6 +9,7 @@ Each reader runs in a fresh child process of its own, so its wall time and peak 
     python benchmarks/bench_site.py --children 100       # 5,000,000 URLs (memory flatness)
     python benchmarks/bench_site.py --readers sitemap-reader,floor
     python benchmarks/bench_site.py --shape mixed        # alternates, image titles (_generate)
+    python benchmarks/bench_site.py --load 2             # while 2 busy processes hold the cores
 
 ``--shape`` picks the children's shape from ``_generate.SHAPES``: ``plain`` (the default),
 ``mixed`` (hreflang alternates, image titles and captions, changefreq and priority on some:
@@ -22,6 +23,9 @@ output), and, when the ``bench`` extra is installed, ``usp`` (ultimate-sitemap-p
 ``advertools``, ``scrapy`` (a SitemapSpider that counts and follows no page) and
 ``trafilatura``. Every reader must report the URL count it found; a reader that finds far
 fewer URLs than the site has is flagged, so nothing is timed doing nothing.
+
+``--load N`` keeps N processes spinning on the CPU while the readers run (stopped at the
+end): a machine whose cores other jobs hold, as a shared one's often are.
 """
 
 from __future__ import annotations
@@ -294,6 +298,27 @@ def _found(name: str, out: str, err: str) -> int:
         return 0
 
 
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` processes spinning on the CPU while in the block (other jobs' load)."""
+    spinners = [
+        multiprocessing.get_context("spawn").Process(target=_spin) for _ in range(processes)
+    ]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.join()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--children", type=int, default=20)
@@ -301,6 +326,7 @@ def main() -> None:
     parser.add_argument("--readers", default=",".join(READERS))
     parser.add_argument("--shape", choices=("plain", "mixed", "cdata"), default="plain")
     parser.add_argument("--json", metavar="FILE", help="also write the results here")
+    parser.add_argument("--load", type=int, default=0, metavar="N", help="N busy processes")
     parser.add_argument("--run-reader", nargs=2, metavar=("NAME", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_reader:
@@ -308,10 +334,10 @@ def main() -> None:
         return
 
     expected = args.children * args.urls_per_child
-    with site_served(args.children, args.urls_per_child, args.shape) as url:
+    with site_served(args.children, args.urls_per_child, args.shape) as url, busy(args.load):
         print(
             f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs, "
-            f"{args.shape} shape)"
+            f"{args.shape} shape{f', {args.load} busy processes' if args.load else ''})"
         )
         results = []
         for name in args.readers.split(","):
