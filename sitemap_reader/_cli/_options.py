@@ -8,7 +8,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import sitemap_reader as sr
 
@@ -265,19 +265,14 @@ def config(
     """The ReaderConfig of the reading and state options; ``changes``: the change feed,
     ``peek``: looked at, not taken (Incremental.peek)."""
     base = sr.DEFAULT_CONFIG
-    limits = base.limits
-    if args.max_depth is not None:
-        limits = dataclasses.replace(limits, max_depth=args.max_depth)
-    if args.concurrency is not None:
-        limits = dataclasses.replace(limits, max_concurrency=args.concurrency)
-    if args.per_host is not None:
-        limits = dataclasses.replace(limits, per_host=args.per_host)
-    for name, *_ in _BUDGETS:
-        if getattr(args, name) is not None:
-            limits = dataclasses.replace(limits, **{name: getattr(args, name)})
-    timeouts = base.timeouts
-    if args.timeout is not None:
-        timeouts = dataclasses.replace(timeouts, request=args.timeout)
+    limits = _given(
+        base.limits,
+        max_depth=args.max_depth,
+        max_concurrency=args.concurrency,
+        per_host=args.per_host,
+        **{name: getattr(args, name) for name, *_ in _BUDGETS},
+    )
+    timeouts = _given(base.timeouts, request=args.timeout)
     if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     settings: dict[str, Any] = {
@@ -295,13 +290,12 @@ def config(
         settings["well_known_paths"] = ()
     if args.base_url is not None:
         settings["base_url"] = args.base_url
-    incremental = base.incremental
-    if args.max_age is not None:
-        incremental = dataclasses.replace(incremental, max_age=args.max_age)
-    if args.trust_lastmod is not None:
-        incremental = dataclasses.replace(incremental, trust_lastmod=args.trust_lastmod)
-    if args.shrink_guard is not None:
-        incremental = dataclasses.replace(incremental, shrink_guard=args.shrink_guard)
+    incremental = _given(
+        base.incremental,
+        max_age=args.max_age,
+        trust_lastmod=args.trust_lastmod,
+        shrink_guard=args.shrink_guard,
+    )
     settings["incremental"] = dataclasses.replace(
         incremental, read_all=args.all, changes=changes, peek=peek
     )
@@ -311,6 +305,17 @@ def config(
             "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
         )
     return dataclasses.replace(base, **settings)
+
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_R = TypeVar("_R", bound="DataclassInstance")
+
+
+def _given(record: _R, **values: Any) -> _R:
+    """``record`` with the values an option gave (None: the option was not given)."""
+    return dataclasses.replace(record, **{k: v for k, v in values.items() if v is not None})
 
 
 def open_state(args: argparse.Namespace) -> str | None:
