@@ -38,8 +38,8 @@ from bench_corpus import best_of  # (the benchmarks are scripts, not a package)
 from bench_parse import make_docs
 
 from sitemap_reader import Entry, SitemapParser
-from sitemap_reader._gc import few_collections
-from sitemap_reader._serialize import entry_to_dict, entry_writer
+from sitemap_reader._base._gc import few_collections
+from sitemap_reader._output._lines import entry_to_dict, entry_writer
 
 CHUNK = 65_536
 SHARE_AIM = 0.15

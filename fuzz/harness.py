@@ -49,8 +49,8 @@ from sitemap_reader import (
     SitemapParser,
     SitemapRef,
 )
-from sitemap_reader._core import _feed
-from sitemap_reader._core._scope import Scope
+from sitemap_reader._core._formats import _feed
+from sitemap_reader._core._walk._scope import Scope
 
 HEADER = 4  # control bytes before the document
 MAX_LEN = 4096  # inputs the campaign generates (libFuzzer -max_len): small keeps it fast

@@ -9,7 +9,7 @@ import contextlib
 import importlib
 import typing as _typing
 
-from ._config import (
+from ._base._config import (
     DEFAULT_CONFIG,
     DEFAULT_LIMITS,
     DEFAULT_MAX_AGE,
@@ -25,10 +25,7 @@ from ._config import (
     Timeouts,
     TrustLastmod,
 )
-from ._core._codes import CODES, Code, Finding, Severity
-from ._core._dates import parse_datetime
-from ._core._parser import SitemapParser
-from ._errors import (
+from ._base._errors import (
     AddressRefused,
     FetchError,
     HTTPStatusError,
@@ -39,9 +36,7 @@ from ._errors import (
     TransportError,
     UnsafeXMLError,
 )
-from ._io._state import StateStore, default_state_path
-from ._io._state_sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
-from ._models import (
+from ._base._models import (
     Alternate,
     ChangeFreq,
     ChangeKind,
@@ -61,16 +56,21 @@ from ._models import (
     Trust,
     Video,
 )
-from ._serialize import entry_to_dict
+from ._check._codes import CODES, Code, Finding, Severity
+from ._core._dates import parse_datetime
+from ._core._parser import SitemapParser
+from ._io._state._sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
+from ._io._state._store import StateStore, default_state_path
+from ._output._lines import entry_to_dict
 
 if _typing.TYPE_CHECKING:
-    from ._core._check import Checker, CheckOptions
-    from ._core._jobs import Leaf
-    from ._frames import problem_schema, read_dataframe, read_dataframe_sync
-    from ._io._outbox import Batch, Progress
-    from ._reader import SitemapReader
-    from ._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
-    from ._table import (
+    from ._api._reader import SitemapReader
+    from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
+    from ._check._checker import Checker, CheckOptions
+    from ._core._walk._jobs import Leaf
+    from ._io._walk._outbox import Batch, Progress
+    from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
+    from ._output._table import (
         ParquetSink,
         entries_to_batches,
         entries_to_dataframe,
@@ -84,28 +84,28 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
-    "Batch": "._io._outbox",
-    "CheckOptions": "._core._check",
-    "Checker": "._core._check",
-    "Leaf": "._core._jobs",
-    "ParquetSink": "._table",
-    "Progress": "._io._outbox",
-    "SitemapReader": "._reader",
-    "check_sync": "._sync",
-    "collect_urls_sync": "._sync",
-    "entries_sync": "._sync",
-    "entries_to_batches": "._table",
-    "entries_to_dataframe": "._table",
-    "entries_to_table": "._table",
-    "entry_schema": "._table",
-    "problem_schema": "._frames",
-    "read_dataframe": "._frames",
-    "read_dataframe_sync": "._frames",
-    "table_to_dataframe": "._table",
-    "walk_sync": "._sync",
+    "Batch": "._io._walk._outbox",
+    "CheckOptions": "._check._checker",
+    "Checker": "._check._checker",
+    "Leaf": "._core._walk._jobs",
+    "ParquetSink": "._output._table",
+    "Progress": "._io._walk._outbox",
+    "SitemapReader": "._api._reader",
+    "check_sync": "._api._sync",
+    "collect_urls_sync": "._api._sync",
+    "entries_sync": "._api._sync",
+    "entries_to_batches": "._output._table",
+    "entries_to_dataframe": "._output._table",
+    "entries_to_table": "._output._table",
+    "entry_schema": "._output._table",
+    "problem_schema": "._output._frames",
+    "read_dataframe": "._output._frames",
+    "read_dataframe_sync": "._output._frames",
+    "table_to_dataframe": "._output._table",
+    "walk_sync": "._api._sync",
 }
 
-__version__ = "0.1.0"
+from ._base._version import __version__
 
 __all__ = [
     "CODES",

@@ -42,14 +42,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._config import ReaderConfig
-from ._core._jobs import Leaf
-from ._frames import problem_frame, problem_schema
-from ._models import Entry, Problem
-from ._reader import SitemapReader
-from ._sources import is_url
-from ._sync import run_blocking
-from ._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe
+from ._api._reader import SitemapReader
+from ._api._sync import run_blocking
+from ._base._config import ReaderConfig
+from ._base._models import Entry, Problem
+from ._base._sources import is_url
+from ._core._walk._jobs import Leaf
+from ._output._frames import problem_frame, problem_schema
+from ._output._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe
 
 _EXTRA = "pip install 'sitemap-reader[dask]'"
 

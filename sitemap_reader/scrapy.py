@@ -40,7 +40,7 @@ from . import (
     SitemapVisited,
     SqliteStateStore,
 )
-from ._kept import KeptEntries
+from ._io._state._kept import KeptEntries
 
 try:
     from scrapy import Request, Spider

@@ -19,7 +19,7 @@ from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader
-from sitemap_reader._io._aiohttp_compat import (
+from sitemap_reader._io._http._aiohttp_compat import (
     PRIVATE_ATTRIBUTES,
     idle_transport,
     peer,
@@ -35,7 +35,7 @@ CUT = 3_000
 def changed(attribute: str, needed_for: str) -> str:
     return (
         f"aiohttp {aiohttp.__version__} changed {attribute}, which "
-        f"sitemap_reader._io._aiohttp_compat reads for {needed_for}: re-check that module "
+        f"sitemap_reader._io._http._aiohttp_compat reads for {needed_for}: re-check that module "
         "against this aiohttp release"
     )
 
@@ -60,7 +60,7 @@ PRIVATE_READ = re.compile(
 def test_private_attributes_are_read_in_the_compat_module_only() -> None:
     """No other module of the package reads a private attribute of another object."""
     package = Path(sitemap_reader.__file__).parent
-    compat = package / "_io" / "_aiohttp_compat.py"
+    compat = package / "_io" / "_http" / "_aiohttp_compat.py"
     readers = [
         f"{path.relative_to(package)}: {match.group(0)}"
         for path in sorted(package.rglob("*.py"))

@@ -16,7 +16,7 @@ from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader as sr
-from sitemap_reader._core._check import KIND_CODES
+from sitemap_reader._check._checker import KIND_CODES
 from tests.http_site import (
     FAST,
     SITEMAP_NS,

@@ -14,7 +14,7 @@ import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader as sr
-from sitemap_reader._report import render_report
+from sitemap_reader._check._report import render_report
 from tests.browser import CHROMIUM, chromium, open_page, png_colours
 from tests.http_site import FAST, Served, serve, sitemapindex, text, xml
 from tests.test_check import NOW, loc, urls

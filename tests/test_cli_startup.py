@@ -30,14 +30,20 @@ with open(out, "w") as file:
 """
 
 # Loaded only by a run that fetches, reads a feed, or checks.
-_NETWORK = ("aiohttp", "tenacity", "urllib.request", "http.client", "sitemap_reader._io._fetch")
+_NETWORK = (
+    "aiohttp",
+    "tenacity",
+    "urllib.request",
+    "http.client",
+    "sitemap_reader._io._http._fetch",
+)
 _FEEDS = ("feedparser",)
 _CHECKS = (
-    "sitemap_reader._core._check",
-    "sitemap_reader._core._lint",
-    "sitemap_reader._check_output",
-    "sitemap_reader._report",
-    "sitemap_reader._svg",
+    "sitemap_reader._check._checker",
+    "sitemap_reader._check._lint",
+    "sitemap_reader._check._text",
+    "sitemap_reader._check._report",
+    "sitemap_reader._check._charts",
 )
 
 
@@ -74,7 +80,7 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
 ) -> None:
     out, modules = _run(tmp_path, "dump", str(sitemap), "--format", "txt")
     assert out.split() == ["https://example.com/a", "https://example.com/b"]
-    assert "sitemap_reader._io._walk" in modules  # the walk ran, in this process
+    assert "sitemap_reader._io._walk._walker" in modules  # the walk ran, in this process
     assert _loaded(modules, _NETWORK) == []
     assert _loaded(modules, _FEEDS) == []
     assert _loaded(modules, _CHECKS) == []
@@ -98,7 +104,7 @@ def test_a_local_feed_loads_feedparser_and_still_no_network(tmp_path: Path) -> N
     out, modules = _run(tmp_path, "dump", str(feed), "--format", "txt")
     assert out.split() == ["https://example.com/post"]
     assert "feedparser" in modules
-    assert _loaded(modules, ("aiohttp", "tenacity", "sitemap_reader._io._fetch")) == []
+    assert _loaded(modules, ("aiohttp", "tenacity", "sitemap_reader._io._http._fetch")) == []
 
 
 def test_the_help_of_every_command_loads_no_walk(tmp_path: Path) -> None:
@@ -113,5 +119,9 @@ def test_the_help_of_every_command_loads_no_walk(tmp_path: Path) -> None:
         ).stdout.split()
     )
     assert "sitemap_reader._cli._dump" in modules
-    walk = ("sitemap_reader._reader", "sitemap_reader._io._walk", "sitemap_reader._io._pool")
+    walk = (
+        "sitemap_reader._api._reader",
+        "sitemap_reader._io._walk._walker",
+        "sitemap_reader._io._walk._pool",
+    )
     assert _loaded(modules, walk + _NETWORK + _CHECKS) == []

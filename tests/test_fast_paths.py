@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import Entry, ScopePolicy, SitemapParser, entry_to_dict
-from sitemap_reader._core._scope import _MAY_LEAVE, Scope, _may_leave
-from sitemap_reader._gc import SETTLE, YOUNG, few_collections
-from sitemap_reader._serialize import _iso, json_line
+from sitemap_reader._base._gc import SETTLE, YOUNG, few_collections
+from sitemap_reader._core._walk._scope import _MAY_LEAVE, Scope, _may_leave
+from sitemap_reader._output._lines import _iso, json_line
 from tests.http_site import gz_file, serve, walk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))

@@ -29,8 +29,8 @@ from fuzz.harness import (
 from fuzz.mutate import mutate
 from fuzz.seeds import seeds
 from sitemap_reader import Entry, Limits, ScopePolicy
-from sitemap_reader._core._scan import PROLOG
-from sitemap_reader._core._scope import Scope, origin_of
+from sitemap_reader._core._walk._scope import Scope, origin_of
+from sitemap_reader._core._xml._scan import PROLOG
 
 from .helpers import (
     URL,

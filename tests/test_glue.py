@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_reader._sources import is_url, source_name
-from sitemap_reader._sync import iterate_blocking, run_blocking
+from sitemap_reader._api._sync import iterate_blocking, run_blocking
+from sitemap_reader._base._sources import is_url, source_name
 
 
 async def _where() -> tuple[str, bool]:

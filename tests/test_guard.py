@@ -17,8 +17,8 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import ReaderConfig, ScopePolicy, SitemapReader, Status
-from sitemap_reader._io._guard import Guard, Refused, special
-from sitemap_reader._io._resolver import GuardedResolver
+from sitemap_reader._io._http._guard import Guard, Refused, special
+from sitemap_reader._io._http._resolver import GuardedResolver
 
 from .http_site import (
     FAST,

@@ -39,7 +39,7 @@ from sitemap_reader import (
     walk_sync,
 )
 from sitemap_reader._cli import main
-from sitemap_reader._io._state import ChangeFeedStore
+from sitemap_reader._io._state._store import ChangeFeedStore
 from tests.http_site import (
     FAST,
     Run,

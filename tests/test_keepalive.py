@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 
 from sitemap_reader import Limits, RetryPolicy, Status
-from sitemap_reader._io._fetch import Fetcher
-from sitemap_reader._io._response import Response
+from sitemap_reader._io._http._fetch import Fetcher
+from sitemap_reader._io._http._response import Response
 from tests.http_site import FAST, sitemapindex, urlset, walk
 
 if TYPE_CHECKING:

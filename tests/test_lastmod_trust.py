@@ -21,7 +21,7 @@ from sitemap_reader import (
     Trust,
     TrustLastmod,
 )
-from sitemap_reader._core._trust import LastmodStats, judge
+from sitemap_reader._core._walk._trust import LastmodStats, judge
 from tests.http_site import FAST, Run, Served, ThreadedServer, sitemapindex, text, urlset, xml
 
 CHILDREN = 6

@@ -233,7 +233,7 @@ spec = importlib.util.find_spec("sitemap_reader")
 package = types.ModuleType("sitemap_reader")
 package.__path__ = list(spec.submodule_search_locations)
 sys.modules["sitemap_reader"] = package
-import sitemap_reader._core._parser, sitemap_reader._core._judge
+import sitemap_reader._core._parser, sitemap_reader._core._walk._judge
 print("\\n".join(sys.modules))
 """
 
@@ -250,8 +250,14 @@ def _modules_after(code: str) -> set[str]:
 def test_core_imports_no_io() -> None:
     """The sans-IO core, imported on its own, loads no aiohttp, asyncio, sqlite3 or _io layer."""
     modules = _modules_after(_CORE_ALONE)
-    assert {"sitemap_reader._core._parser", "sitemap_reader._core._jobs"} <= modules
-    for banned in ("aiohttp", "asyncio", "sqlite3", "sitemap_reader._io", "sitemap_reader._reader"):
+    assert {"sitemap_reader._core._parser", "sitemap_reader._core._walk._jobs"} <= modules
+    for banned in (
+        "aiohttp",
+        "asyncio",
+        "sqlite3",
+        "sitemap_reader._io",
+        "sitemap_reader._api._reader",
+    ):
         assert banned not in modules, banned
 
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, Video, entry_to_dict
-from sitemap_reader._serialize import json_line
+from sitemap_reader._output._lines import json_line
 from tests.helpers import CORPUS, needs_corpus, parse
 
 _text = st.text(min_size=1, max_size=30)

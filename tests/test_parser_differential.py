@@ -21,7 +21,7 @@ from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from sitemap_reader import Entry, Image, Limits, Problem, ProblemKind, SitemapRef
-from sitemap_reader._core import _records, _scan
+from sitemap_reader._core._xml import _records, _scan
 
 from .helpers import (
     IMAGE_NS,

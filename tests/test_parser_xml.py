@@ -26,7 +26,7 @@ from sitemap_reader import (
     SitemapRef,
     Video,
 )
-from sitemap_reader._core._extensions import CONTAINERS
+from sitemap_reader._core._xml._extensions import CONTAINERS
 
 from .helpers import (
     IMAGE_NS,

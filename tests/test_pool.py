@@ -25,8 +25,8 @@ from sitemap_reader import (
     Timeouts,
 )
 from sitemap_reader._cli import _build_parser, _options
-from sitemap_reader._io import _pool
-from sitemap_reader._io._pool import (
+from sitemap_reader._io._walk import _pool
+from sitemap_reader._io._walk._pool import (
     CLOSE,
     FEED,
     OPEN,

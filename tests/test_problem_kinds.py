@@ -20,7 +20,7 @@ from sitemap_reader import (
     TransportError,
     UnsafeXMLError,
 )
-from sitemap_reader._errors import ContentEncodingError, RedirectError, kind_of
+from sitemap_reader._base._errors import ContentEncodingError, RedirectError, kind_of
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

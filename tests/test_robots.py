@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_reader._core._robots import sitemap_urls
+from sitemap_reader._core._formats._robots import sitemap_urls
 
 from .helpers import CORPUS, needs_corpus
 

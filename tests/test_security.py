@@ -15,7 +15,7 @@ import pytest
 
 from sitemap_reader import Event, Format, Limits, Problem, SitemapParser
 from sitemap_reader._core._doc import Document
-from sitemap_reader._core._feed import parse_feed
+from sitemap_reader._core._formats._feed import parse_feed
 
 from .helpers import (
     SITEMAP_NS,

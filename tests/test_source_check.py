@@ -28,8 +28,8 @@ from sitemap_reader import (
     collect_urls_sync,
     walk_sync,
 )
-from sitemap_reader._core._robots import looks_like_robots
-from sitemap_reader._sources import check_source, source_name
+from sitemap_reader._base._sources import check_source, source_name
+from sitemap_reader._core._formats._robots import looks_like_robots
 from tests.helpers import kinds, parse
 from tests.http_site import FAST, Site, serve, urlset, xml
 

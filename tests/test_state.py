@@ -34,8 +34,8 @@ from sitemap_reader import (
     Status,
 )
 from sitemap_reader._cli import main
-from sitemap_reader._io._state import ChangeFeedStore
-from sitemap_reader._io._state_file import APPLICATION_ID, SCHEMA_VERSION
+from sitemap_reader._io._state._file import APPLICATION_ID, SCHEMA_VERSION
+from sitemap_reader._io._state._store import ChangeFeedStore
 from tests.http_site import Served, ThreadedServer, sitemapindex, text, urlset, xml
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import sitemap_reader as sr
 
-from .._replacement import Replacement
+from .._base._replacement import Replacement
 from . import _options, _values
 from ._console import Console
 
@@ -74,8 +74,8 @@ def register(commands: _options.Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # The checks, their outputs and the report page: for this command alone, when it runs.
-    from .._check_output import summary_of, write_json_line, write_text
-    from .._report import render_report
+    from .._check._report import render_report
+    from .._check._text import summary_of, write_json_line, write_text
     from ._run import run_walk
 
     args.sources = _options.sources(args)

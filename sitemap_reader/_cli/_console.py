@@ -17,7 +17,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
-from .._core._util import plural
+from .._base._words import plural
 
 READ = (sr.Status.OK, sr.Status.PARTIAL)
 _SITEMAP_FORMATS = (

@@ -13,8 +13,8 @@ from typing import IO, Any
 
 import sitemap_reader as sr
 
-from .._replacement import Replacement
-from .._serialize import change_writer, entry_writer
+from .._base._replacement import Replacement
+from .._output._lines import change_writer, entry_writer
 from . import _options, _output
 from ._console import Console, Tally
 from ._values import since

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import sitemap_reader as sr
 
-from .._sources import check_source, is_url
+from .._base._sources import check_source, is_url
 from ._values import (
     DURATIONS,
     KEEP,
@@ -249,7 +249,7 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
 
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
-        from .._io._pool import available_cores  # asyncio with it: not for every --help
+        from .._io._walk._pool import available_cores  # asyncio with it: not for every --help
 
         cores = available_cores()
         return cores if cores > 1 else 0

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import sitemap_reader as sr
 
-from .._gc import few_collections
-from .._sync import run_blocking
+from .._api._sync import run_blocking
+from .._base._gc import few_collections
 from ._console import Console, Tally
 from ._options import open_state
 from ._signals import cancelled_by_sigterm

@@ -10,7 +10,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
-from .._core._util import plural
+from .._base._words import plural
 from . import _options
 from ._console import human_size
 

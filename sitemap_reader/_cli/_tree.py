@@ -11,7 +11,7 @@ from typing import IO
 
 import sitemap_reader as sr
 
-from .._core._util import plural
+from .._base._words import plural
 from . import _options, _output
 from ._console import READ, Console, Tally, reasons
 

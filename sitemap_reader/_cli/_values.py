@@ -10,7 +10,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
-from .._sources import check_base_url
+from .._base._sources import check_base_url
 
 KEEP: Any = object()  # an option left out: the config's default stands
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from encodings import normalize_encoding
 from typing import Literal
 
-from .._models import ProblemKind
+from .._base._models import ProblemKind
 from ._doc import Document
 
 _UTF8_BOM = b"\xef\xbb\xbf"

@@ -7,9 +7,10 @@ broken generator must not bury its records under 50,000 Problems.
 
 from __future__ import annotations
 
-from .._config import Limits
-from .._models import Entry, Event, Problem, ProblemKind, SitemapRef
-from ._util import has_scheme, is_http_url, is_reference, resolve, shorten
+from .._base._config import Limits
+from .._base._models import Entry, Event, Problem, ProblemKind, SitemapRef
+from .._base._urls import has_scheme, is_http_url, is_reference, resolve
+from .._base._words import shorten
 
 # kind -> the words a tally message uses for it: for one, for more than one
 _TALLY_WORDS = {

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .._config import DEFAULT_LIMITS, Limits
-from .._models import Event, Format, ProblemKind
+from .._base._config import DEFAULT_LIMITS, Limits
+from .._base._models import Event, Format, ProblemKind
 from ._charset import Decoding
 from ._codings import GZIP_MAGIC, CodingError, Gunzip
 from ._doc import Document
+from ._formats._text import TextHandler
 from ._sniff import Syntax, route
-from ._text import TextHandler
-from ._xml import XmlHandler
+from ._xml._document import XmlHandler
 
 
 class _Handler(Protocol):

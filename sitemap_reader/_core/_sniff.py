@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 
-from .._models import Format
+from .._base._models import Format
 
 _UTF8_BOM = b"\xef\xbb\xbf"  # (other marks never get here: ._charset decodes first)
 _WS = b" \t\r\n"

@@ -1,3 +1,3 @@
-"""Network and disk: the aiohttp fetcher, the walk over a site's sitemaps."""
+"""Network and disk: HTTP, incremental state, and the walk over a site's sitemaps."""
 
 from __future__ import annotations

@@ -1,0 +1,91 @@
+"""Whether the walk may read a sitemap an index names, and follow where it leads (pure).
+
+A child is judged by its depth, by its index's scope (which sitemaps an index may name,
+PROTOCOL.md "Where URLs are valid") and by its lineage: an index naming one of its own
+ancestors is a cycle. A redirect is judged the same way once it is known where it leads.
+Duplicates and budgets are the frontier's to judge: they depend on the whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+
+from ..._base._models import Problem, ProblemKind, SitemapRef, Status
+from ._jobs import Job, normalise
+from ._scope import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A document not read after all: the status of its report, and the Problem saying why."""
+
+    status: Status
+    problem: Problem
+
+
+def judge_child(
+    ref: SitemapRef, *, depth: int, max_depth: int, scope: Scope, lineage: tuple[str, ...]
+) -> Problem | None:
+    """None when an index (of ``scope``, ``lineage``) may have ``ref`` read at ``depth``;
+    else the Problem saying why not."""
+    if depth > max_depth:
+        return Problem(
+            ProblemKind.TOO_DEEP,
+            ref.loc,
+            f"not read: nested deeper than {max_depth} indexes (named by {ref.source})",
+        )
+    why = scope.check_child(ref.loc)
+    if why is not None:
+        return Problem(
+            ProblemKind.OUT_OF_SCOPE,
+            ref.loc,
+            f"not read: an index at {ref.source} may not name a sitemap there ({why})",
+        )
+    if normalise(ref.loc) in lineage:
+        return Problem(
+            ProblemKind.CYCLE,
+            ref.loc,
+            f"not read again: {ref.source} names its own ancestor (a cycle)",
+        )
+    return None
+
+
+def judge_hop(job: Job, target: str, key: str, seen: Container[str]) -> Refusal | None:
+    """None when ``job`` may follow a redirect to ``target`` (dedupe ``key``); ``seen``
+    holds the keys of the documents the run has taken on."""
+    if key in job.ancestors:
+        return _refusal(
+            job, Status.CYCLE, ProblemKind.CYCLE, f"redirects to {target}, one of its own indexes"
+        )
+    if key in seen:
+        return _refusal(
+            job,
+            Status.DUPLICATE,
+            ProblemKind.DUPLICATE,
+            f"redirects to {target}, which this run reads already",
+        )
+    return None
+
+
+def judge_landing(job: Job, final_url: str) -> Refusal | None:
+    """None when ``job``, redirected to ``final_url``, is still in its index's scope.
+
+    Scope is judged once, where the redirects end: a hop may pass anywhere the fetcher lets
+    it (http(s), the address guard).
+    """
+    if job.parent_scope is None or final_url == job.url:
+        return None
+    why = job.parent_scope.check_child(final_url)
+    if why is None:
+        return None
+    return _refusal(
+        job,
+        Status.SKIPPED,
+        ProblemKind.OUT_OF_SCOPE,
+        f"redirected to {final_url}, out of scope ({why})",
+    )
+
+
+def _refusal(job: Job, status: Status, kind: ProblemKind, message: str) -> Refusal:
+    return Refusal(status, Problem(kind, job.url, f"not read: {message}"))

@@ -1,0 +1,117 @@
+"""Whether a site's lastmods can be believed: signals measured, and a verdict on them (pure).
+
+Search engines use lastmod only where it proves consistently accurate; so does the
+incremental skip (PROTOCOL.md, "Incremental fetching"). The signals, per document:
+
+* in one read: the lastmods it carries (``dated``, ``undated``), those in the ``future``
+  (beyond a day of clock skew and time zones), most of them on one instant or day
+  (``stamped``: the build time, not for news sitemaps), and whether the lastmod its index
+  gave it is older than its newest entry (``stale``) or not (``consistent``);
+* across runs (a state file): a sitemap whose bytes changed while its index lastmod did
+  not (``hidden``), one whose index lastmod moved while its bytes did not (``moved``), and
+  one whose lastmod moved with its bytes (``confirmed``).
+
+:func:`judge` turns counts of these into a :class:`LastmodTrust`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+
+from ..._base._models import LastmodTrust, Trust
+
+# Past "now" by more than this is the future: a date-only lastmod written east of UTC is up
+# to 14 hours ahead, and clocks drift.
+SKEW = timedelta(days=1)
+STAMP_MIN = 5  # dated lastmods a document needs before "most on one instant" means anything
+# A build stamp is recent: most lastmods on one old instant is a site that has not changed.
+STAMP_RECENT = timedelta(days=2)
+# Signals a state file accumulates over runs; the others are the latest read's.
+ACROSS_RUNS = ("hidden", "moved", "confirmed")
+SIGNALS = ("dated", "undated", "future", "stamped", "stale", "consistent", *ACROSS_RUNS)
+
+
+class LastmodStats:
+    """The lastmods of one document's entries (or an index's children), as they stream."""
+
+    __slots__ = ("dated", "days", "instants", "newest", "news", "undated")
+
+    def __init__(self) -> None:
+        self.dated = 0
+        self.undated = 0
+        self.news = False  # a news sitemap: many lastmods on one day is its nature
+        self.newest: datetime | None = None
+        self.instants: Counter[datetime] = Counter()
+        self.days: Counter[tuple[int, int, int]] = Counter()  # (year, month, day)
+
+    def add(self, lastmod: datetime | None, news: bool = False) -> None:
+        if news:
+            self.news = True
+        if lastmod is None:
+            self.undated += 1
+            return
+        self.dated += 1
+        self.instants[lastmod] += 1
+        self.days[(lastmod.year, lastmod.month, lastmod.day)] += 1
+        if self.newest is None or lastmod > self.newest:
+            self.newest = lastmod
+
+    def signals(self, index_lastmod: datetime | None, now: datetime) -> dict[str, int]:
+        """This document's in-run signals; ``index_lastmod`` is what its index said."""
+        counts = {"dated": self.dated, "undated": self.undated}
+        counts["future"] = sum(n for at, n in self.instants.items() if at > now + SKEW)
+        counts["stamped"] = int(self.stamped(now))
+        if index_lastmod is not None and self.newest is not None:
+            stale = self.newest > index_lastmod + SKEW
+            counts["stale" if stale else "consistent"] = 1
+        return counts
+
+    def stamped(self, now: datetime) -> bool:
+        """Most lastmods on one recent instant, or nearly all on one recent day: a build
+        stamp."""
+        if self.news or self.dated < STAMP_MIN:
+            return False
+        instant, at_instant = self.instants.most_common(1)[0]
+        day, on_day = self.days.most_common(1)[0]
+        recent = now.date() - STAMP_RECENT
+        return (at_instant * 2 > self.dated and instant.date() >= recent) or (
+            on_day * 10 > self.dated * 9 and datetime(*day).date() >= recent
+        )
+
+
+def add(*counts: Mapping[str, int]) -> dict[str, int]:
+    """Counts summed, signal by signal."""
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, value in one.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+# Signals that say lastmods lie, and how each is said.
+_AGAINST = (
+    ("hidden", "{} sitemaps changed while their index lastmod did not"),
+    ("stale", "{} index lastmods older than the newest entry of their sitemap"),
+    ("future", "{} lastmods in the future"),
+    ("stamped", "{} documents with most lastmods on one instant or day"),
+)
+
+
+def judge(counts: Mapping[str, int]) -> LastmodTrust:
+    """The verdict on lastmods that showed ``counts``: untrusted on any sign they lie,
+    trusted once some check held and none failed, unknown before that."""
+    get = counts.get
+    reasons = [why.format(get(key)) for key, why in _AGAINST if get(key)]
+    moved, confirmed = get("moved", 0), get("confirmed", 0)
+    if moved > confirmed:  # mostly false alarms: lastmods that move on every build
+        reasons.append(f"{moved} index lastmods moved while their sitemap's bytes did not")
+    if reasons:
+        verdict = Trust.UNTRUSTED
+    elif get("consistent", 0) or confirmed:
+        verdict = Trust.TRUSTED
+    else:
+        verdict = Trust.UNKNOWN
+    ordered = tuple((key, counts[key]) for key in SIGNALS if counts.get(key))
+    return LastmodTrust(verdict, tuple(reasons), ordered)

@@ -1,0 +1,436 @@
+"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+
+Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
+backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
+cut midway is fetched again from the start: the :class:`Body` handler is told so, and the
+sitemap handler skips the events it already passed on (parsing is deterministic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import time
+from collections.abc import Awaitable
+from email.utils import parsedate_to_datetime
+from typing import TypeVar
+
+import aiohttp
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    before_sleep_log,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+from tenacity.wait import wait_base
+from yarl import URL
+
+from ..._base._config import ReaderConfig, RetryPolicy, Timeouts
+from ..._base._errors import (
+    AddressRefused,
+    ContentEncodingError,
+    FetchError,
+    HTTPStatusError,
+    LimitExceeded,
+    RedirectError,
+    TransportError,
+)
+from ..._base._models import ProblemKind
+from ..._core._codings import (
+    CodingError,
+    Decoder,
+    UnsupportedCoding,
+    accept_encoding,
+    decoder_for,
+)
+from .._walk._outbox import Progress
+from ._aiohttp_compat import peer, unread
+from ._guard import Guard, Refused
+from ._keepalive import retire_if_overrun
+from ._response import Body, FetchResult, Response
+
+logger = logging.getLogger(__name__)
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_T = TypeVar("_T")
+
+
+class Fetcher:
+    """All requests of one reader go through here (one session, shared limits)."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        config: ReaderConfig,
+        deadline: float | None,
+        guard: Guard | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self._session = session
+        # Its bytes grow with every piece received, not once a document ends (the
+        # progress line's MB).
+        self._progress = progress or Progress()
+        self._config = config
+        self._deadline = deadline  # time.monotonic() after which no request starts
+        self._guard = guard  # None: private addresses allowed
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
+        self._max_total = config.limits.max_total_bytes
+
+    async def get(
+        self, url: str, body: Body, *, headers: dict[str, str] | None = None
+    ) -> FetchResult:
+        """GET ``url`` into ``body`` with retries; never raises for network or HTTP faults."""
+        result = FetchResult(url)
+        policy = self._config.retry
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.attempts),
+            wait=_RetryAfterOrBackoff(policy),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+            before_sleep=before_sleep_log(logger, logging.DEBUG),
+        )
+        try:
+            async with self._slot(url):
+                async for attempt in retrying:
+                    with attempt:
+                        result.attempts = attempt.retry_state.attempt_number
+                        await self._once(url, body, result, headers)
+        except (FetchError, LimitExceeded) as exc:
+            result.error = exc
+        return result
+
+    def _slot(self, url: str) -> asyncio.Semaphore:
+        """The per-host limit, taken before a request rather than inside aiohttp's pool:
+        time spent queueing for our own connections must not count as a connect timeout
+        (it did: with many children per host, the later ones timed out in the queue)."""
+        try:
+            key = str(URL(url).origin())
+        except ValueError:
+            key = url
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = asyncio.Semaphore(self._config.limits.per_host)
+        return slot
+
+    async def _once(
+        self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
+    ) -> None:
+        clock = _NetworkClock(self._config.timeouts, self._deadline)
+        hops: list[tuple[int, str]] = []
+        try:
+            response, final = await self._open(url, clock, headers, body, hops)
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
+                refusal = exc.os_error.refusal
+                raise AddressRefused(
+                    str(refusal), url=url, host=refusal.host, address=refusal.address
+                ) from None
+            raise _transport_error(url, exc) from exc
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            raise _transport_error(url, exc) from exc
+        finally:
+            result.redirects = tuple(hops)
+        if response is None:  # the body refused a redirect target: it was not requested
+            result.final_url = str(final)
+            return
+        async with response:
+            result.final_url = str(final)
+            result.status = response.status
+            result.bytes = 0
+            result.content_type = response.headers.get("Content-Type")
+            result.content_encoding = response.headers.get("Content-Encoding")
+            if response.status >= 400:
+                raise _status_error(str(final), response)
+            info = Response(
+                url,
+                str(final),
+                response.status,
+                response.headers.get("ETag"),
+                response.headers.get("Last-Modified"),
+                response.headers.get("Content-Type"),
+                response.content_length,
+            )
+            result.etag, result.last_modified = info.etag, info.last_modified
+            if response.status == 304 or not body.start(info, result.attempts):
+                return
+            content = response.content
+            decoder = _decoder(response, str(final))
+            try:
+                while True:
+                    data = await clock.wait(content.readany())
+                    if not data:
+                        if decoder is not None and not decoder.complete:
+                            raise TransportError(
+                                f"the {decoder.name} Content-Encoding stream ends before its "
+                                f"end after {result.bytes:,} bytes of the body",
+                                url=str(final),
+                            )
+                        break
+                    room = self._max_total - self.bytes
+                    if len(data) > room:
+                        data = data[: max(room, 0)]  # the budget ends inside this piece
+                    self._received(result, len(data))
+                    if data and not await _pass_on(body, decoder, data, str(final)):
+                        break
+                    if self.bytes >= self._max_total:
+                        raise LimitExceeded(
+                            f"the run's budget of {self._max_total:,} body bytes is spent; "
+                            f"stopped after {result.bytes:,} bytes of this body",
+                            url=str(final),
+                            kind=ProblemKind.MAX_TOTAL_BYTES,
+                        )
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                if isinstance(exc, aiohttp.ClientPayloadError):
+                    # aiohttp raises a cut before handing over what it had buffered (a short
+                    # body arrives with the close): pass it on, what came before the cut
+                    # is kept.
+                    rest = unread(content)
+                    rest = rest[: max(self._max_total - self.bytes, 0)]
+                    if rest:
+                        self._received(result, len(rest))
+                        await _pass_on(body, decoder, rest, str(final))
+                raise _transport_error(str(final), exc, midway=result.bytes) from exc
+            result.read = True
+            result.elapsed = clock.waited
+            whole = await body.finish()
+            retire_if_overrun(response, self._session.connector, cut=not whole)
+
+    def _received(self, result: FetchResult, size: int) -> None:
+        result.bytes += size
+        self.bytes += size
+        self._progress.bytes += size
+
+    async def _open(
+        self,
+        url: str,
+        clock: _NetworkClock,
+        headers: dict[str, str] | None,
+        body: Body,
+        hops: list[tuple[int, str]],
+    ) -> tuple[aiohttp.ClientResponse | None, URL]:
+        """Follow redirects one hop at a time: each must stay http(s), within the limit."""
+        current = URL(url)
+        seen = {current}
+        guard = self._guard
+        for _hop in range(self._config.limits.max_redirects + 1):
+            if guard is not None:
+                await guard.vet(current)  # every hop, before it is requested
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("GET %s", current)
+            response = await clock.wait(
+                self._session.get(
+                    current,
+                    allow_redirects=False,
+                    timeout=clock.aiohttp,
+                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
+                    auto_decompress=False,  # see _decoder
+                ),
+                connect=True,
+            )
+            if guard is not None:
+                try:
+                    guard.check_peer(current, peer(response))
+                except AddressRefused:
+                    response.release()
+                    raise
+            if response.status not in _REDIRECTS:
+                return response, current
+            location = response.headers.get("Location")
+            response.release()
+            if not location:
+                raise RedirectError(
+                    f"HTTP {response.status} redirect without a Location header", url=str(current)
+                )
+            target = current.join(URL(location))
+            if target.scheme not in ("http", "https") or not target.host:
+                raise RedirectError(
+                    f"redirect to {location!r}, which is not an http(s) URL: not followed",
+                    url=str(current),
+                )
+            if target in seen:
+                raise RedirectError(f"redirect loop back to {target}", url=url)
+            seen.add(target)
+            hops.append((response.status, str(target)))
+            current = target
+            if not body.redirect(str(target)):
+                return None, target
+        raise RedirectError(
+            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+        )
+
+
+class _NetworkClock:
+    """Timeouts that count time spent waiting on the network, never time spent waiting on
+    the consumer: while a slow consumer holds a body back, no timer runs (aiohttp's own
+    sock_read would fire then). ``read`` bounds each wait for data; ``request`` bounds the
+    sum of the waits of one request (a server trickling bytes is cut there); the run's
+    deadline bounds every wait."""
+
+    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp", "cause")
+
+    def __init__(self, timeouts: Timeouts, deadline: float | None) -> None:
+        self._timeouts = timeouts
+        self._deadline = deadline
+        self._waited = 0.0
+        self.cause = ""  # which bound the last wait ran against, for a timeout's message
+        # aiohttp times the TCP connect alone (its 'connect' would count pool waits too);
+        # reads are timed here.
+        self.aiohttp = aiohttp.ClientTimeout(
+            total=None, connect=None, sock_connect=timeouts.connect, sock_read=None
+        )
+
+    def _limit(self, connect: bool) -> float | None:
+        limits: list[tuple[float, str]] = []
+        t = self._timeouts
+        if t.read is not None:
+            if connect:
+                limits.append((t.read + (t.connect or 0.0), f"no answer within {t.read:g} s"))
+            else:
+                limits.append((t.read, f"no data for {t.read:g} s"))
+        if t.request is not None:
+            limits.append(
+                (t.request - self._waited, f"the request's {t.request:g} s budget ran out")
+            )
+        if self._deadline is not None:
+            limits.append((self._deadline - time.monotonic(), "the run's deadline came"))
+        if not limits:
+            return None
+        limit, self.cause = min(limits)
+        if limit <= 0:
+            if self._deadline is not None and self._deadline <= time.monotonic():
+                raise LimitExceeded("the run's deadline has passed", kind=ProblemKind.DEADLINE)
+            raise asyncio.TimeoutError
+        return limit
+
+    async def wait(self, awaitable: Awaitable[_T], *, connect: bool = False) -> _T:
+        try:
+            limit = self._limit(connect)
+        except BaseException:
+            close = getattr(awaitable, "close", None)
+            if close is not None:
+                close()  # never awaited: close it, or Python warns when it is collected
+            raise
+        start = time.monotonic()
+        try:
+            return await asyncio.wait_for(awaitable, limit)
+        except asyncio.TimeoutError:
+            raise asyncio.TimeoutError(self.cause) from None
+        finally:
+            self._waited += time.monotonic() - start
+
+    @property
+    def waited(self) -> float:
+        """Seconds spent waiting on the network so far (the consumer's time not counted)."""
+        return self._waited
+
+
+# Content-Encoding is undone here, not by aiohttp: aiohttp does not check that a stream ends
+# where the body does, so a cut one passed as whole (a text sitemap's last line, cut, came
+# out as a wrong URL). What is asked for (accept_encoding) is what this machine can undo;
+# a server may send another coding unasked.
+def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
+    """The decoder of the response's Content-Encoding: None for none.
+
+    A coding that cannot be undone here is final: asking again brings the same one.
+    """
+    try:
+        return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
+    except UnsupportedCoding as exc:
+        raise ContentEncodingError(f"{exc}: not read", url=url) from None
+
+
+async def _pass_on(body: Body, decoder: Decoder | None, data: bytes, url: str) -> bool:
+    """Hand ``data`` to ``body``, decoded a bounded piece at a time; False: stop reading."""
+    if decoder is None:
+        return await body.chunk(data)
+    try:
+        for piece in decoder.feed(data):
+            if not await body.chunk(piece):
+                return False
+    except CodingError as exc:
+        raise TransportError(
+            f"the {exc.coding} Content-Encoding stream is corrupt ({exc})", url=url
+        ) from exc
+    return True
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, HTTPStatusError):
+        return exc.retryable
+    return isinstance(exc, TransportError)
+
+
+class _RetryAfterOrBackoff(wait_base):
+    """Wait what ``Retry-After`` says (capped), else exponential backoff with full jitter."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._backoff = wait_random_exponential(multiplier=policy.backoff, max=policy.max_backoff)
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        after = getattr(exc, "retry_after", None)
+        if after is not None:
+            return float(min(after, self._policy.max_retry_after))
+        return float(self._backoff(retry_state))
+
+
+def _retry_after(value: str | None) -> float | None:
+    """-- RFC 9110 section 10.2.3: delay-seconds or an HTTP-date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError:
+    reason = f" {response.reason}" if response.reason else ""
+    return HTTPStatusError(
+        f"HTTP {response.status}{reason}",
+        url=url,
+        status=response.status,
+        retry_after=_retry_after(response.headers.get("Retry-After")),
+    )
+
+
+def could_not_connect(error: Exception) -> bool:
+    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
+    return isinstance(error, TransportError) and isinstance(
+        error.__cause__, aiohttp.ClientConnectorError
+    )
+
+
+def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
+        # failed ...]") name its internals, not the cause.
+        cause = exc.os_error
+        if isinstance(cause, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(cause, socket.gaierror):
+            why = f"the host name does not resolve: {cause.strerror or cause}"
+        else:
+            why = cause.strerror or str(cause) or type(cause).__name__
+        what = f"could not connect to {exc.host}:{exc.port} ({why})"
+    elif isinstance(exc, asyncio.TimeoutError):
+        what = f"timed out: {exc}" if str(exc) else "timed out"
+    elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
+        # aiohttp could not parse the response's head; the 400 in its message is its own
+        # code, not the server's answer.
+        what = f"the response's status line or headers could not be read: {exc.message}"
+    else:
+        what = str(exc) or type(exc).__name__
+    if midway:
+        what = f"{what} after {midway:,} bytes of the body"
+    return TransportError(what, url=url)

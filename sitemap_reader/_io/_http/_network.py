@@ -1,0 +1,45 @@
+"""The walk's way to the network, opened at its first request: a run over local files alone
+never loads aiohttp, tenacity and the rest of the HTTP machinery (``._fetch``), which was a
+third of the command line's start."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..._base._errors import TransportError
+from ._response import Body, FetchResult
+
+if TYPE_CHECKING:
+    from ._fetch import Fetcher
+
+
+class LazyFetcher:
+    """A :class:`Fetcher` made by ``open`` when the walk first fetches, then used throughout."""
+
+    def __init__(self, open: Callable[[], Fetcher]) -> None:
+        self._open = open
+        self._fetcher: Fetcher | None = None
+
+    @property
+    def bytes(self) -> int:
+        """Body bytes of the run, all documents (the max_total_bytes budget)."""
+        return 0 if self._fetcher is None else self._fetcher.bytes
+
+    async def get(
+        self, url: str, body: Body, *, headers: dict[str, str] | None = None
+    ) -> FetchResult:
+        """GET ``url`` into ``body`` (``Fetcher.get``)."""
+        if self._fetcher is None:  # no await before it is set: one Fetcher per walk
+            self._fetcher = self._open()
+        return await self._fetcher.get(url, body, headers=headers)
+
+
+def could_not_connect(error: Exception) -> bool:
+    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
+    if not isinstance(error, TransportError):
+        return False
+    # A TransportError comes from a fetch: ._fetch (and aiohttp) are loaded by now.
+    from ._fetch import could_not_connect as from_fetch
+
+    return from_fetch(error)

@@ -1,0 +1,152 @@
+"""The state store's ledger: the shrink guard's holds and the verdicts on lastmods.
+
+What :class:`~._state_sqlite.SqliteStateStore` keeps beside its documents and entries for
+the walk's judgements (:mod:`._shrink`, :mod:`.._core._trust`): a shrink held back, per
+sitemap or source, with the counts that made it; each verdict on a sitemap's or source's
+lastmods; and the documents a source held when a run began, to hold its removals back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..._base._models import LastmodTrust, Trust
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A shrink the guard holds back: ``url`` (a sitemap, or a source as named) listed
+    ``now`` URLs where its last complete read listed ``before``."""
+
+    scope: str  # "sitemap" or "source"
+    url: str
+    before: int
+    now: int
+    since: datetime
+
+
+class Ledger:
+    """The ledger's queries, over the store's connection (a mixin of the SQLite store)."""
+
+    _db: sqlite3.Connection
+
+    def _guard(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def urls_under(self, url: str) -> int:
+        """URLs the change feed lists for the document ``url`` and every document below it."""
+        with self._guard():
+            row = self._db.execute(
+                f"{_UNDER} SELECT count(*) FROM listed, under WHERE listed.sitemap = under.id",
+                (url,),
+            ).fetchone()
+            return int(row[0])
+
+    def begin_source(self, source: str, url: str) -> int:
+        """Note which documents ``source`` (its first document: ``url``) holds now, for
+        :meth:`hold_removals`; the URLs listed under them."""
+        with self._guard():
+            self._db.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS sourced (source TEXT NOT NULL, id INTEGER NOT NULL)"
+            )
+            self._db.execute("DELETE FROM temp.sourced WHERE source = ?", (source,))
+            self._db.execute(
+                f"{_UNDER} INSERT INTO temp.sourced (source, id) SELECT ?, id FROM under",
+                (url, source),
+            )
+        return self.urls_under(url)
+
+    def hold_removals(self, source: str) -> int:
+        """Hold back the pending removals of URLs last listed by what ``source`` held at
+        :meth:`begin_source`: :meth:`changes` leaves them out, :meth:`delivered` keeps them,
+        until :meth:`release_removals`. Returns how many."""
+        with self._guard():
+            cursor = self._db.execute(
+                "UPDATE pending SET held = ? WHERE held IS NULL AND listed != 0 "
+                "AND sitemap IN (SELECT id FROM temp.sourced WHERE source = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM listed WHERE listed.loc = pending.loc)",
+                (source, source),
+            )
+            return cursor.rowcount
+
+    def release_removals(self, source: str) -> None:
+        """The removals ``source``'s guard held go out with the next changes (those of URLs
+        listed again are no change any more)."""
+        with self._guard():
+            self._db.execute("UPDATE pending SET held = NULL WHERE held = ?", (source,))
+
+    def holds(self) -> list[Hold]:
+        """Every shrink the guard holds back, sitemaps first."""
+        with self._guard():
+            return [
+                Hold(scope, url, before, now, datetime.fromisoformat(since))
+                for scope, url, before, now, since in self._db.execute(
+                    "SELECT scope, url, before, now, since FROM holds ORDER BY scope DESC, url"
+                )
+            ]
+
+    def hold(self, held: Hold) -> None:
+        with self._guard():
+            self._db.execute(
+                "INSERT OR REPLACE INTO holds (scope, url, before, now, since) VALUES (?, ?, ?, ?, ?)",
+                (held.scope, held.url, held.before, held.now, held.since.isoformat()),
+            )
+
+    def release(self, scope: str, url: str) -> None:
+        with self._guard():
+            self._db.execute("DELETE FROM holds WHERE scope = ? AND url = ?", (scope, url))
+
+    def verdict(self, scope: str, url: str) -> LastmodTrust | None:
+        """The verdict recorded on the lastmods of a sitemap or a source, or None."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT verdict, reasons, counts FROM trust WHERE scope = ? AND url = ?",
+                (scope, url),
+            ).fetchone()
+        return None if row is None else _trust(*row)
+
+    def set_verdict(self, scope: str, url: str, trust: LastmodTrust, at: datetime) -> None:
+        with self._guard():
+            self._db.execute(
+                "INSERT OR REPLACE INTO trust (scope, url, verdict, reasons, counts, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    scope,
+                    url,
+                    trust.verdict.value,
+                    json.dumps(list(trust.reasons)),
+                    json.dumps(dict(trust.counts)),
+                    at.isoformat(),
+                ),
+            )
+
+    def verdicts(self, scope: str) -> list[tuple[str, LastmodTrust]]:
+        """Every verdict of ``scope`` ('sitemap' or 'source'), by URL."""
+        with self._guard():
+            return [
+                (url, _trust(*rest))
+                for url, *rest in self._db.execute(
+                    "SELECT url, verdict, reasons, counts FROM trust WHERE scope = ? ORDER BY url",
+                    (scope,),
+                )
+            ]
+
+
+# The documents under one (by sitemaps.id), itself included: a recursive walk of children.
+_UNDER = """
+WITH RECURSIVE under(id) AS (
+    SELECT id FROM sitemaps WHERE url = ? AND status IS NOT NULL
+    UNION
+    SELECT s.id FROM under JOIN children AS c ON c.parent = under.id
+    JOIN sitemaps AS s ON s.url = c.loc AND s.status IS NOT NULL
+)"""
+
+
+def _trust(verdict: str, reasons: str, counts: str) -> LastmodTrust:
+    return LastmodTrust(
+        Trust(verdict), tuple(json.loads(reasons)), tuple(json.loads(counts).items())
+    )

@@ -1,0 +1,452 @@
+"""One document's body: streamed through a parser, entries scoped, children queued, reported.
+
+A :class:`SitemapBody` gets what it needs when it is made (its job, the run's frontier
+and outbox, the settings) and holds nothing of the walk: the fetcher drives it through
+the ``Body`` protocol (or a file is fed to it), then :meth:`SitemapBody.report` says how
+the read ended. With a state store it also keeps the children it named and stages its
+entries for the change feed instead of emitting them; hashing and holding the body back
+are the wrappers' of ``_holdback``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..._base._config import ReaderConfig
+from ..._base._errors import HTTPStatusError, LimitExceeded, kind_of
+from ..._base._models import (
+    Entry,
+    Event,
+    Format,
+    Problem,
+    ProblemKind,
+    SitemapRef,
+    SitemapState,
+    SitemapVisited,
+    Status,
+)
+from ..._core._parser import SitemapParser
+from ..._core._walk._jobs import Job, JobKind, normalise
+from ..._core._walk._judge import Refusal, judge_child, judge_hop, judge_landing
+from ..._core._walk._scope import Scope, ScopeFilter
+from ..._core._walk._trust import LastmodStats
+from .._http._response import CHUNK, FetchResult, Response
+from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
+from ._frontier import Frontier, Pushed
+from ._outbox import Outbox
+from ._pool import ParsePool, RemoteParser
+
+# What a document that is no sitemap ends with: a probed path that is a web page is no news.
+NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
+# Lines of a text document that were dropped for what they hold, not for where they point.
+DROPPED_LINES = frozenset(
+    {
+        ProblemKind.INVALID_LOC,
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.LOC_TOO_LONG,
+        ProblemKind.ENCODING,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the bodies of one run share."""
+
+    config: ReaderConfig
+    tracker: Tracker | None = None  # with a state store
+    defer: bool = False  # discovery: a leaf sitemap is handed out unread
+    pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
+
+
+class SitemapBody:
+    """Streams one sitemap body through a parser, applies scope, queues index children."""
+
+    def __init__(self, job: Job, frontier: Frontier, outbox: Outbox, settings: Settings) -> None:
+        self.job = job
+        self._frontier = frontier
+        self._outbox = outbox
+        self._config = config = settings.config
+        tracker = self._tracker = settings.tracker
+        self.key = job.key
+        self.refs: list[SitemapRef] = []  # kept with a store only
+        # With a store: the lastmods it carries, for the verdict on them.
+        self.stats = None if tracker is None else LastmodStats()
+        self.staging = tracker is not None and tracker.changes
+        self.parser: SitemapParser | RemoteParser | None = None
+        self._pool = settings.pool  # None in discovery: its leaves are not read
+        self.scope = Scope(job.url, config.scope, job.vouched)
+        self._filter: ScopeFilter = self.scope.filter()
+        self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
+        self.emitted = 0  # parser events passed on, across attempts
+        self._skip = 0
+        self.entries = 0
+        self.children = 0
+        self.dropped: dict[str, int] = {}
+        self.problems: list[Problem] = []
+        self.late_problems: list[Problem] = []
+        self.refused: Status | None = None
+        self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
+        self.defer = settings.defer and job.kind is not JobKind.LOCAL
+        self.deferred = False  # discovery: a leaf, left unread
+        self.size: int | None = None  # Content-Length, as the server said
+        self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
+
+    # -- the Body protocol ---------------------------------------------------------------------
+
+    def redirect(self, target: str) -> bool:
+        """Vet a redirect before it is followed, so no request goes where nothing is read.
+
+        Every attempt retraces the hops; those this job already passed are let through.
+        """
+        key = normalise(target)
+        if key in self._passed:
+            return True
+        refusal = judge_hop(self.job, target, key, self._frontier)
+        if refusal is not None:
+            self._refuse(refusal)
+            return False
+        self._frontier.mark(key)
+        self._passed.add(key)
+        self.lineage = (*self.lineage, key)
+        return True
+
+    def start(self, response: Response, attempt: int) -> bool:
+        final = response.final_url
+        self.size = response.content_length
+        refusal = judge_landing(self.job, final)
+        if refusal is not None:
+            self._refuse(refusal)
+            return False
+        config = self._config
+        pool = self._pool
+        remote = None
+        if pool is not None and self.job.kind is JobKind.SITEMAP:
+            remote = pool.parser(final, config, response.content_type)
+        self.begin(
+            remote
+            or SitemapParser(
+                final,
+                limits=config.limits,
+                resolve_relative=config.resolve_relative,
+                content_type=response.content_type,  # a text sitemap's charset
+            ),
+            Scope(final, config.scope, self.job.vouched),
+        )
+        return True
+
+    def begin(self, parser: SitemapParser | RemoteParser, scope: Scope) -> None:
+        if isinstance(self.parser, RemoteParser):
+            self.parser.release()  # a retry: the worker forgets the first attempt
+        self.parser = parser
+        self.scope = scope
+        self._filter = scope.filter()
+        self._skip = self.emitted  # a retry re-reads from the start: pass nothing twice
+
+    async def chunk(self, data: bytes) -> bool:
+        if len(data) <= CHUNK:
+            return await self._parse(data)
+        # A fast server hands over a whole body at once: parse it a piece at a time, so a
+        # budget that runs out stops the parsing too, not only the reading.
+        for start in range(0, len(data), CHUNK):
+            if not await self._parse(data[start : start + CHUNK]):
+                return False
+        return True
+
+    async def _parse(self, data: bytes) -> bool:
+        parser = self.parser
+        assert parser is not None
+        if isinstance(parser, RemoteParser):
+            events = await parser.feed(data)
+        else:
+            events = parser.feed(data)
+        if self.defer and parser.format in ENTRY_FORMATS:
+            self.deferred = True  # a leaf: what its first bytes held is read with the rest
+            return False
+        if events:
+            await self._handle(events)
+        return not (parser.ended or self.cut)
+
+    async def finish(self) -> bool:
+        parser = self.parser
+        assert parser is not None
+        if not (self.cut or self.deferred):  # a document not read to its end: no verdict
+            events = await parser.close() if isinstance(parser, RemoteParser) else parser.close()
+            if self.defer and parser.format in ENTRY_FORMATS:
+                self.deferred = True  # a short leaf, its format known only at its end
+                return True
+            await self._handle(events)
+        fatal = parser.fatal
+        return not (type(fatal) is Problem and fatal.kind == ProblemKind.TRUNCATED)
+
+    async def replay(self, state: SitemapState) -> None:
+        """An unchanged document names what it named last time: queue those again, through
+        the usual checks (depth, scope, cycles, duplicates)."""
+        self.scope = Scope(state.final_url, self._config.scope, self.job.vouched)
+        final = normalise(state.final_url)
+        if final not in self._passed:  # it was redirected: the target is read too
+            self._passed.add(final)
+            self._frontier.mark(final)
+            self.lineage = (*self.lineage, final)
+        if state.children:
+            await self._handle(list(state.children))
+
+    def settle(self, result: FetchResult, report: SitemapVisited, digest: str) -> Settled:
+        """Record this read in the store if it was complete (else drop what was staged)."""
+        tracker = self._tracker
+        assert tracker is not None
+        return tracker.settle(
+            self.key,
+            lastmod=self.job.lastmod,
+            result=result,
+            status=report.status,
+            fmt=report.format,
+            entries=report.entries,
+            digest=digest,
+            children=[recorded(ref) for ref in self.refs],
+            valid=not self.junk(report),
+            root=self.job.root,
+            stats=self.stats,
+        )
+
+    def junk(self, report: SitemapVisited) -> bool:
+        """A text document whose every line was dropped: an error page or other bytes read
+        as a text sitemap, which proves nothing about what the sitemap lists."""
+        return (
+            report.format is Format.TEXT
+            and report.entries == 0
+            and any(p.kind in DROPPED_LINES for p in report.problems)
+        )
+
+    # -- events ------------------------------------------------------------------------------
+
+    async def _handle(self, events: list[Event]) -> None:
+        if self._skip:
+            if len(events) <= self._skip:
+                self._skip -= len(events)
+                return
+            events = events[self._skip :]
+            self._skip = 0
+        self.emitted += len(events)
+        locs = [e.loc for e in events if type(e) is Entry]
+        if len(locs) == len(events) and self.stats is None and self._filter.all_pass(locs):
+            out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
+        else:
+            out, entries = self._sort(events)
+        progress = self._outbox.progress
+        room = self._config.limits.max_entries - progress.entries
+        if entries > room:
+            out = self._cut(out, room)
+            entries = max(room, 0)
+        self.entries += entries
+        progress.entries += entries
+        if self.staging and entries:  # the change feed: entries go to the store, not out
+            assert self._tracker is not None
+            self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
+            out = [e for e in out if type(e) is not Entry]
+        await self._outbox.emit(out, root=self.job.root)
+
+    def _sort(self, events: list[Event]) -> tuple[list[Event], int]:
+        """The events to pass on, one by one: entries in scope (the others counted as
+        dropped), index children queued, problems kept; and how many entries passed."""
+        check = self._filter.check
+        out: list[Event] = []
+        dropped = self.dropped
+        stats = self.stats
+        entries = 0
+        for event in events:
+            if type(event) is Entry:
+                if stats is not None:
+                    stats.add(event.lastmod, bool(event.news))
+                why = check(event.loc)
+                if why is None:
+                    out.append(event)
+                    entries += 1
+                else:
+                    dropped[why] = dropped.get(why, 0) + 1
+            elif type(event) is SitemapRef:
+                self.children += 1
+                if stats is not None:
+                    stats.add(event.lastmod)
+                if self._tracker is not None:
+                    self.refs.append(event)
+                outcome = self._child(event)
+                if type(outcome) is Problem:
+                    self.problems.append(outcome)
+                    out.append(outcome)
+                elif outcome is not None:
+                    out.append(outcome)  # the report of a duplicate
+            else:
+                assert isinstance(event, Problem)
+                self.problems.append(event)
+                if not (
+                    self.job.kind is JobKind.PROBE and event.fatal and event.kind in NOT_A_SITEMAP
+                ):
+                    out.append(event)  # a probed path that is a web page is no news
+        return out, entries
+
+    def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
+        """Queue an index child; else a Problem saying why not, or a duplicate's report.
+
+        Once the site's sitemap budget is spent the index is cut: every child it names
+        further would be refused, and a hostile index may name millions.
+        """
+        job, frontier = self.job, self._frontier
+        spent = frontier.spent(job.root)
+        if spent is not None:
+            self._outbox.progress.not_read += 1
+            self.cut = True
+            return frontier.budget_problem(spent, ref.loc, job.root)
+        depth = job.depth + 1
+        problem = judge_child(
+            ref,
+            depth=depth,
+            max_depth=self._config.limits.max_depth,
+            scope=self.scope,
+            lineage=self.lineage,
+        )
+        if problem is not None:
+            return problem
+        pushed = frontier.push(
+            Job(
+                url=ref.loc,
+                kind=JobKind.SITEMAP,
+                root=job.root,
+                source=ref.source,
+                depth=depth,
+                vouched=job.vouched,
+                ancestors=self.lineage,
+                lastmod=ref.lastmod,
+                parent_scope=self.scope,
+            )
+        )
+        if pushed is not Pushed.DUPLICATE:  # queued (spent() above said the budget had room)
+            return None
+        # Named again (by this index or another): read once per run, reported, no problem.
+        return SitemapVisited(
+            url=ref.loc,
+            status=Status.DUPLICATE,
+            source=ref.source,
+            depth=depth,
+            lastmod=ref.lastmod,
+            order=frontier.named,
+        )
+
+    def _cut(self, out: list[Event], room: int) -> list[Event]:
+        """The run's entry budget ends here: keep ``room`` entries of ``out``, stop reading."""
+        self.cut = True
+        kept: list[Event] = []
+        for event in out:
+            if type(event) is Entry:
+                if room <= 0:
+                    continue
+                room -= 1
+            kept.append(event)
+        problem = self._frontier.budget_problem(
+            ProblemKind.MAX_ENTRIES, self.job.url, self.job.root
+        )
+        if problem is not None:
+            self.problems.append(problem)
+            kept.append(problem)
+        return kept
+
+    def _refuse(self, refusal: Refusal) -> None:
+        self.refused = refusal.status
+        self.problems.append(refusal.problem)
+        self.late_problems.append(refusal.problem)
+
+    # -- the outcome --------------------------------------------------------------------------
+
+    def _cut_status(self) -> Status:
+        """A document not read to its end: partial once it was recognised as a sitemap (what
+        came before the fault stands), failed while nothing in it was (a cut root tag, a
+        corrupt gzip header): the one rule the summary, ``tree`` and the exit status follow."""
+        parser = self.parser
+        if parser is None or parser.format in (None, Format.UNKNOWN, Format.HTML):
+            return Status.FAILED
+        return Status.PARTIAL
+
+    def report(self, result: FetchResult) -> SitemapVisited:
+        job, parser = self.job, self.parser
+        if isinstance(parser, RemoteParser):
+            parser.release()  # read to its end or not, the worker needs it no more
+        error = result.error
+        status = Status.OK
+        if self.refused is not None:
+            status = self.refused
+        elif error is not None:
+            if (
+                job.kind is JobKind.PROBE
+                and isinstance(error, HTTPStatusError)
+                and error.status < 500
+            ):
+                status = Status.MISSING
+            else:
+                status = self._cut_status()
+                problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
+                self.problems.append(problem)
+                if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
+                    error.kind, job.url, job.root
+                ):
+                    self.late_problems.append(problem)  # a budget is said once a run
+        elif self.cut:
+            status = Status.PARTIAL
+        elif parser is not None and parser.fatal is not None:
+            fatal = parser.fatal
+            assert isinstance(fatal, Problem)
+            if fatal.kind in NOT_A_SITEMAP:
+                status = Status.MISSING if job.kind is JobKind.PROBE else Status.FAILED
+            else:
+                status = self._cut_status()
+        elif parser is None and result.status == 304:
+            status = Status.UNCHANGED
+        self._outbox.progress.dropped += sum(self.dropped.values())
+        return SitemapVisited(
+            url=job.url,
+            status=status,
+            final_url=result.final_url,
+            source=job.source,
+            depth=job.depth,
+            format=None if parser is None else parser.format,
+            http_status=result.status,
+            bytes=result.bytes,
+            entries=self.entries,
+            children=self.children,
+            dropped=tuple(sorted(self.dropped.items())),
+            problems=tuple(self.problems),
+            lastmod=job.lastmod,
+            order=job.order,
+            redirects=result.redirects,
+            content_type=result.content_type,
+            content_encoding=result.content_encoding,
+            gzipped=parser is not None and parser.gzipped,
+            encoding=None if parser is None else parser.encoding,
+            elapsed=result.elapsed,
+        )
+
+
+class BytesBody:
+    """Collects a small body (robots.txt), keeping at most ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+
+    def start(self, response: Response, attempt: int) -> bool:
+        self.data.clear()
+        return True
+
+    async def chunk(self, data: bytes) -> bool:
+        self.data.extend(data[: self.limit - len(self.data)])
+        return len(self.data) < self.limit
+
+    async def finish(self) -> bool:
+        return True
+
+    def redirect(self, target: str) -> bool:
+        return True
+
+
+def recorded(ref: SitemapRef) -> SitemapRef:
+    """A child as the store keeps it: under its dedupe key, which is the store's key too."""
+    return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)

@@ -1,0 +1,148 @@
+"""Local files and stdin: a sitemap, or a robots.txt whose Sitemap: lines are followed.
+
+A mixin of :class:`~._walk.Walk`: it reads what a user's local source holds, as the walk
+reads a fetched document, and leaves budgets, bodies and the queue to the walk (the
+methods declared here and defined there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import BinaryIO
+
+from ..._base._config import ReaderConfig, ScopePolicy
+from ..._base._models import Format, Problem, ProblemKind, SitemapRef, SitemapVisited, Status
+from ..._core._formats._robots import looks_like_robots, sitemap_urls
+from ..._core._parser import SitemapParser
+from ..._core._walk._jobs import Job
+from ..._core._walk._scope import Scope, origin_of
+from .._http._response import CHUNK, FetchResult
+from .._state._holdback import Hashed
+from .._state._incremental import Tracker
+from ._body import SitemapBody
+from ._outbox import Outbox, Progress
+
+ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
+
+
+class LocalFiles:
+    """How the walk reads a local source (a path, a ``file:`` URL, ``-`` for stdin)."""
+
+    _config: ReaderConfig
+    _progress: Progress
+    _outbox: Outbox
+    _tracker: Tracker | None
+
+    # Defined by the walk.
+    def _out_of_budget(self, job: Job) -> ProblemKind | None:
+        raise NotImplementedError
+
+    async def _skip(self, job: Job, budget: ProblemKind) -> None:
+        raise NotImplementedError
+
+    def _body(self, job: Job) -> SitemapBody:
+        raise NotImplementedError
+
+    async def _follow(
+        self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
+    ) -> list[Problem]:
+        raise NotImplementedError
+
+    async def _local(self, job: Job) -> None:
+        name = job.url
+        budget = self._out_of_budget(job)
+        if budget is not None:
+            await self._skip(job, budget)
+            return
+        # With a base URL the file stands there, as if fetched from it; without, it has no
+        # location: nothing to resolve against, no scope for its entries.
+        config = self._config
+        base = config.base_url
+        parser = SitemapParser(
+            base or name,
+            limits=config.limits,
+            resolve_relative=bool(base and config.resolve_relative),
+        )
+        body = self._body(job)
+        body.begin(parser, Scope(base, config.scope) if base else Scope("", ScopePolicy.OFF))
+        tracker = self._tracker
+        hashed = None if tracker is None else Hashed(body)
+        try:
+            stream: BinaryIO = (
+                sys.stdin.buffer if name == "-" else await asyncio.to_thread(open, name, "rb")
+            )
+        except OSError as exc:
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"cannot read the file: {exc.strerror or exc}"
+            )
+            await self._outbox.emit([problem], root=job.root)
+            await self._outbox.report(
+                SitemapVisited(
+                    url=name,
+                    status=Status.FAILED,
+                    final_url=name,
+                    problems=(problem,),
+                    order=job.order,
+                ),
+                root=job.root,
+            )
+            return
+        size = 0
+        try:
+            data = await asyncio.to_thread(stream.read, CHUNK)
+            if os.path.basename(name).lower() == "robots.txt" or looks_like_robots(data):
+                rest = await asyncio.to_thread(stream.read, ROBOTS_MAX_BYTES - len(data))
+                await self._local_robots(job, data + rest, base or name)
+                return
+            while data:
+                size += len(data)
+                self._progress.bytes += len(data)
+                if not await (hashed or body).chunk(data):
+                    break
+                data = await asyncio.to_thread(stream.read, CHUNK)
+            await (hashed or body).finish()
+        except OSError as exc:
+            problem = Problem(
+                ProblemKind.UNREADABLE, name, f"reading the file failed: {exc.strerror or exc}"
+            )
+            body.problems.append(problem)
+            await self._outbox.emit([problem], root=job.root)
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        result = FetchResult(url=name, final_url=base or name, bytes=size, attempts=1, read=True)
+        report = body.report(result)
+        if tracker is not None and tracker.changes:  # local files join the change feed, no more
+            assert hashed is not None
+            settled = body.settle(result, report, hashed.hexdigest())
+            report = replace(report, lastmods=settled.lastmods)
+        await self._outbox.report(report, root=job.root)
+
+    async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
+        """A local robots.txt (by its name or its lines): its Sitemap: lines are followed, as
+        a site's are; relative ones resolve against the base URL, if there is one."""
+        found = sitemap_urls(data, final)
+        problems = list(found.problems)
+        if not found.refs:
+            problems.append(
+                Problem(ProblemKind.NO_SITEMAP, job.url, "the robots.txt names no sitemap")
+            )
+        await self._outbox.emit(problems, root=job.root)
+        base = self._config.base_url
+        problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
+        await self._outbox.report(
+            SitemapVisited(
+                url=job.url,
+                status=Status.OK,
+                final_url=final,
+                format=Format.ROBOTS,
+                bytes=len(data),
+                children=len(found.refs),
+                problems=tuple(problems),
+            ),
+            root=job.root,
+        )

@@ -1,0 +1,117 @@
+"""What a run hands out: batches on a bounded queue to the consumer, and live counters.
+
+The queue is short on purpose: a slow consumer slows the fetching, and memory stays
+bounded by the work in flight, never by the size of the site. Each batch comes from one
+job, so it is tagged once with the SOURCE its events descend from: a consumer learns each
+entry's source at no cost per entry. Ending a run never waits on that queue: the end is
+marked without a put, and once the consumer has left (an interrupt, a closed pipe, a
+``break``) every put fails at once, so no task waits for room nothing will make.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..._base._models import Event, Format, ProblemKind, SitemapVisited, Status
+from ..._core._walk._jobs import Leaf
+
+
+@dataclass
+class Progress:
+    """Live counters of a run, for progress displays (read them at any time)."""
+
+    queued: int = 0  # documents waiting in the frontier
+    active: int = 0  # documents being read now
+    done: int = 0  # documents finished (any status)
+    failed: int = 0
+    entries: int = 0  # page URLs passed on
+    dropped: int = 0  # page URLs left out (scope)
+    bytes: int = 0  # body bytes received (all attempts), growing as they stream in
+    # Sitemaps (robots.txt not counted, nor a probed path that is not there) taken on, and
+    # finished: a progress display's done/known, counted by the rule of the summary.
+    sitemaps: int = 0
+    sitemaps_done: int = 0
+    unchanged: int = 0  # documents found unchanged since the last run (a state store)
+    bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
+    # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
+    budget: ProblemKind | None = None
+    not_read: int = 0  # documents named but neither queued nor read: a budget was reached
+    # Sources whose lastmods were distrusted (Incremental.trust_lastmod auto): source -> why.
+    distrusted: dict[str, str] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+
+
+class Batch(list[Event]):
+    """One batch of a run's events: a plain list, plus the SOURCE they descend from.
+
+    ``root`` is the source as the walk names it (:attr:`Leaf.root`): a URL as given, a
+    local file's absolute path, or ``-``; None for the change feed's batches, which close a
+    run and gather every source's changes. The events of one batch all descend from it.
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, events: Iterable[Event] = (), root: str | None = None) -> None:
+        super().__init__(events)
+        self.root = root
+
+
+class Outbox:
+    """The batches of one run, from its workers to its consumer; None ends them."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        # Few batches: one gzipped 64 KiB read can inflate to thousands of entries, and
+        # what waits here is most of a run's memory.
+        self._queue: asyncio.Queue[Batch | None] = asyncio.Queue(maxsize=8)
+        self._closed = False  # no batch comes after those queued
+        self._abandoned = False  # the consumer left: no batch is wanted any more
+
+    async def _put(self, batch: Batch) -> None:
+        if self._abandoned:
+            # The task is being stopped; a cancellation it missed (wait_for can lose one
+            # before Python 3.12) must not leave it waiting on a queue nobody drains.
+            raise asyncio.CancelledError
+        await self._queue.put(batch)
+
+    async def emit(self, batch: Sequence[Event], *, root: str | None) -> None:
+        """Events of one job (``root`` its source), or the change feed's (None)."""
+        if batch:
+            await self._put(Batch(batch, root))
+
+    async def report(self, report: SitemapVisited, *, root: str) -> None:
+        """One document's report, counted as done."""
+        progress = self.progress
+        progress.done += 1
+        if report.status is Status.FAILED:
+            progress.failed += 1
+        if report.format is not Format.ROBOTS:
+            if report.status is Status.MISSING:
+                progress.sitemaps -= 1  # a well-known path probed: it was no sitemap
+            else:
+                progress.sitemaps_done += 1
+        await self._put(Batch((report,), root))
+
+    async def hand_out(self, leaf: Leaf) -> None:
+        """Discovery: a leaf, passed on unread."""
+        # Discovery batches carry Leaf records (discover_batches' type says so).
+        await self._put(Batch((leaf,), leaf.root))  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """No batch comes after those queued; never waits (the queue may be full)."""
+        self._closed = True
+        if not self._queue.full():  # wakes a consumer waiting on an empty queue
+            self._queue.put_nowait(None)
+
+    def abandon(self) -> None:
+        """The consumer left: every put from now on fails (see :meth:`_put`)."""
+        self._abandoned = True
+
+    async def get(self) -> Batch | None:
+        """The next batch; None once the run is over."""
+        if self._closed and self._queue.empty():
+            return None
+        return await self._queue.get()
