@@ -2,7 +2,7 @@
 with the outcome its row states, as a check that raises :class:`Broken` when it does not hold.
 
 A :class:`Row` is a line of the table; its attacks (one, or several whose figures the row
-separates with " / ") each fill a site served by ``tests/hostile.py``'s handlers and say how
+separates with " / ") each fill a site served by ``tests/support/hostile.py``'s handlers and say how
 to read it (:class:`Setup`): the source, the configuration, the check and the bounds.
 Imported with the repository root on ``sys.path`` (``bench_hostile.py`` puts it there).
 """
@@ -23,7 +23,7 @@ from sitemap_reader import (
     Status,
     Timeouts,
 )
-from tests.hostile import (
+from tests.support.hostile import (
     ENTITY_ATTACKS,
     PEAK,
     RUN_PEAK,
@@ -43,7 +43,7 @@ from tests.hostile import (
     short_length,
     slowloris,
 )
-from tests.http_site import (
+from tests.support.http_site import (
     FAST,
     Served,
     Site,

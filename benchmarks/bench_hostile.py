@@ -1,5 +1,5 @@
 """The README's hostile-server table, measured and checked: every attack it lists is run
-against the hostile server of the tests (``tests/hostile.py``, aiohttp on 127.0.0.1, in this
+against the hostile server of the tests (``tests/support/hostile.py``, aiohttp on 127.0.0.1, in this
 process and loop), and every outcome the table states is asserted.
 
     python benchmarks/bench_hostile.py                 # the table, each attack run 3 times
@@ -31,8 +31,8 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]  # the attacks, and the server in t
 
 from _hostile_attacks import ROWS, Attack, Broken, Row  # found through the path
 
-from tests.hostile import Measured, MiB, measured_walk
-from tests.http_site import FAST_SHUTDOWN, Served
+from tests.support.hostile import Measured, MiB, measured_walk
+from tests.support.http_site import FAST_SHUTDOWN, Served
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ child cannot be trusted to write anything at its end. The number of inputs is li
 count of executed units, checked against the child's own count of callbacks (written every
 ``PROGRESS_EVERY`` inputs). A failing input is saved under ``fuzz/crashes/`` (not for the
 repository: minimise it with ``python -m fuzz.minimise``, fix it, and keep the small input
-under ``fuzz/findings/`` with a regression test in tests/test_fuzz.py); then no RESULTS.json
+under ``fuzz/findings/`` with a regression test in tests/project/test_fuzz.py); then no RESULTS.json
 is written. ``findings_fixed`` counts the inputs under ``fuzz/findings/``, each of which must
 pass every invariant before a campaign starts.
 

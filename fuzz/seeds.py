@@ -127,9 +127,9 @@ def corpus_docs() -> list[bytes]:
 
 
 def fixture_docs() -> list[bytes]:
-    """The documents of the parser's own tests (tests/test_parser_splits.py), when importable."""
+    """The documents of the parser's own tests (tests/core/test_parser_splits.py), when importable."""
     try:
-        from tests.test_parser_splits import FIXTURES
+        from tests.core.test_parser_splits import FIXTURES
     except ImportError:  # pytest or hypothesis absent: the made seeds still cover the formats
         return []
     return list(FIXTURES.values())

@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from .helpers import CORPUS
+from tests.support.helpers import CORPUS
 
 # No per-example deadline: a 2-core CI runner under load is slow in bursts, and a flaky
 # deadline failure says nothing about the parser.

@@ -1,0 +1,1 @@
+"""Tests of the facade: the blocking wrappers, leaving an iteration early."""

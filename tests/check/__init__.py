@@ -1,0 +1,1 @@
+"""Tests of check: its codes from loopback sites, the command, the report page in Chromium."""

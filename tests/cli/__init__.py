@@ -1,0 +1,1 @@
+"""Tests of the command line: every command, its edges, help pins, signals, start-up."""

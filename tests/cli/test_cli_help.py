@@ -1,0 +1,357 @@
+"""The command line's contract, pinned: the exact ``--help`` text of the top-level parser and
+of every command, and how the console script and ``python -m`` reach it.
+
+argparse wraps at the terminal's width, so the tests fix it (COLUMNS=100). Its layout also
+differs between Python versions (3.10 titles the options "optional arguments", 3.13 writes
+``-o, --output FILE``): the text is pinned as Python 3.11 prints it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitemap_reader._cli import main
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11), reason="argparse's --help layout is pinned as 3.11 prints it"
+)
+
+HELP: dict[tuple[str, ...], str] = {
+    (): """\
+usage: sitemap-reader [-h] [--version] COMMAND ...
+
+Read a site's sitemaps (robots.txt, indexes, XML, text, feeds, gzip) and print one record per page
+URL.
+
+options:
+  -h, --help  show this help message and exit
+  --version   show program's version number and exit
+
+commands:
+  COMMAND
+    dump      print every page URL the sources' sitemaps vouch for
+    tree      print the sitemap hierarchy with counts, lastmod, status and problems
+    check     report what is wrong with the sources' sitemaps (codes in the README)
+    state     inspect a state file (--state)
+
+Each command's --help gives its options and exit statuses.
+""",
+    ("dump",): """\
+usage: sitemap-reader dump [OPTIONS] [SOURCE ...]
+
+Print one record per page URL the sources' sitemaps vouch for, on stdout or in a file; problems,
+progress and a summary go to stderr.
+
+positional arguments:
+  SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
+                        a robots.txt, sitemap or index URL, a local file (a path or a file: URL; a
+                        robots.txt has its Sitemap: lines followed), or - for stdin
+
+options:
+  -h, --help            show this help message and exit
+  --sites FILE          also read the sites listed in FILE (- for stdin): one a line, blank lines
+                        and # comments skipped. All are read in one run, sharing its per-host
+                        limit; its budgets count them all, so a long list may need --deadline none
+                        and a larger --max-sitemaps
+  --base-url URL        read local files as if fetched from URL: relative locs resolve against it
+                        (--resolve-relative), --scope judges their entries by it, and their
+                        records name it as their sitemap
+  --format {jsonl,csv,txt,parquet}
+                        jsonl (default): one JSON object a line; csv: a header row and the scalar
+                        columns; txt: one loc a line; parquet: every field as typed columns, with
+                        the source (needs -o FILE and pyarrow: pip install 'sitemap-
+                        reader[parquet]')
+  -o FILE, --output FILE
+                        write records here, not stdout
+  --since WHEN          keep entries whose lastmod is at or after WHEN: a date (2024-05-01) or a
+                        duration back from now (7d, 12h); entries without a lastmod are kept
+  --since-strict        with --since, also drop entries that have no lastmod
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
+                        --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
+  --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
+                        time fetch and print only what changed. --state alone uses
+                        $XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by
+                        default); a directory gets state.sqlite inside it; a URL after --state is
+                        a SOURCE
+  --all                 with --state: read and print everything, changed or not (and record it)
+  --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
+                        is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
+                        or plain seconds (7d)
+  --changes             with --state: only what changed since the last dump --changes: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap and leaves them to the next dump
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
+                        (1h)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+
+exit status: 0 when a source was read (even in part) or found unchanged since the last run, and
+when stdout is closed early (| head); 1 when no source could be read or the records could not be
+written; 2 for a usage error (an unusable state file or -o file included); 130 when interrupted
+(Ctrl-C), 143 on SIGTERM.
+""",
+    ("tree",): """\
+usage: sitemap-reader tree [OPTIONS] [SOURCE ...]
+
+Read the sources as dump does, then print their sitemap hierarchy: one line per document
+(robots.txt, index, sitemap) with its format, URL or child counts, URLs dropped, lastmod and
+status, and its problems below it; with --changes, how many of its URLs are new, modified or
+removed (the changes stay for the next dump --changes).
+
+positional arguments:
+  SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
+                        a robots.txt, sitemap or index URL, a local file (a path or a file: URL; a
+                        robots.txt has its Sitemap: lines followed), or - for stdin
+
+options:
+  -h, --help            show this help message and exit
+  --sites FILE          also read the sites listed in FILE (- for stdin): one a line, blank lines
+                        and # comments skipped. All are read in one run, sharing its per-host
+                        limit; its budgets count them all, so a long list may need --deadline none
+                        and a larger --max-sitemaps
+  --base-url URL        read local files as if fetched from URL: relative locs resolve against it
+                        (--resolve-relative), --scope judges their entries by it, and their
+                        records name it as their sitemap
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
+                        --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
+  --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
+                        time fetch and print only what changed. --state alone uses
+                        $XDG_STATE_HOME/sitemap-reader/state.sqlite (~/.local/state/... by
+                        default); a directory gets state.sqlite inside it; a URL after --state is
+                        a SOURCE
+  --all                 with --state: read and print everything, changed or not (and record it)
+  --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
+                        is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
+                        or plain seconds (7d)
+  --changes             with --state: only what changed since the last dump --changes: dump prints
+                        each URL with "change": new, modified or removed; tree counts them per
+                        sitemap and leaves them to the next dump
+  --trust-lastmod {always,auto,never}
+                        with --state: when a sitemap whose index lastmod did not move is skipped:
+                        always, never, or auto (default): unless its source's lastmods were judged
+                        untrusted
+  --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
+                        of its last complete read holds its removals back until a later run sees
+                        the same; 0 or off: no guard (0.5)
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
+                        (1h)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+
+exit status: 0 when a source was read (even in part) or found unchanged since the last run, and
+when stdout is closed early (| head); 1 when no source could be read or the records could not be
+written; 2 for a usage error (an unusable state file or -o file included); 130 when interrupted
+(Ctrl-C), 143 on SIGTERM.
+""",
+    ("check",): """\
+usage: sitemap-reader check [OPTIONS] [SOURCE ...]
+
+Read the sources as dump does and report each finding with its code, severity, document and line.
+
+positional arguments:
+  SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
+                        a robots.txt, sitemap or index URL, a local file (a path or a file: URL; a
+                        robots.txt has its Sitemap: lines followed), or - for stdin
+
+options:
+  -h, --help            show this help message and exit
+  --sites FILE          also read the sites listed in FILE (- for stdin): one a line, blank lines
+                        and # comments skipped. All are read in one run, sharing its per-host
+                        limit; its budgets count them all, so a long list may need --deadline none
+                        and a larger --max-sitemaps
+  --base-url URL        read local files as if fetched from URL: relative locs resolve against it
+                        (--resolve-relative), --scope judges their entries by it, and their
+                        records name it as their sitemap
+  --format {text,json}  text (default): findings grouped by document, then a summary; json: one
+                        object a finding, then one with the summary
+  --report FILE.html    also write a self-contained HTML page: the sitemap tree, the findings and
+                        charts
+  --fail-on {error,warning,never}
+                        exit 1 when a finding of this severity or worse is found (default: error)
+  --slow DURATION       report responses slower than this (5)
+  --state [FILE]        use the state file FILE (as dump --state does) for its lastmod trust
+                        verdicts (V406); everything is read again
+  --scope {strict,host,off}
+                        strict: the sitemaps.org location rule plus robots.txt vouching (default);
+                        host: same host only; off: keep everything
+  --max-depth N         nested index depth (10)
+  --concurrency N       requests in flight, all hosts (16)
+  --per-host N          requests in flight to one host (4)
+  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --allow-private       let documents send the reader to loopback, private and link-local
+                        addresses (the SSRF guard; the sources' own hosts are always allowed)
+  --user-agent UA       the User-Agent header
+  --no-probe            do not try well-known sitemap paths when robots.txt names none
+  --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
+                        --base-url) instead of dropping them
+  --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
+                        core when there are several) or 0 for none, all parsed in the main process
+                        (0)
+  -q, --quiet           no problems, no summary
+  --no-progress         no progress display
+
+budgets of the run:
+  reaching one stops new work; what was read is kept
+
+  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
+                        (1h)
+  --max-sitemaps N      documents in all (100,000)
+  --max-sitemaps-per-site N
+                        documents per source (20,000)
+  --max-entries N       URLs in all (100,000,000)
+  --max-total-bytes SIZE
+                        body bytes in all: 500M, 20G (16G)
+
+exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a usage error (an
+unusable state file included); 130 when interrupted (Ctrl-C), 143 on SIGTERM.
+""",
+    ("state",): """\
+usage: sitemap-reader state [-h] ACTION ...
+
+Inspect a state file, the SQLite file --state keeps between runs.
+
+options:
+  -h, --help  show this help message and exit
+
+actions:
+  ACTION
+    show      list what a state file holds
+""",
+    ("state", "show"): """\
+usage: sitemap-reader state show [-h] [--format {text,jsonl}] [FILE]
+
+List the documents a state file holds, with their counts, lastmod, validators and when they were
+read.
+
+positional arguments:
+  FILE                  the state file (default: $XDG_STATE_HOME/sitemap-reader/state.sqlite
+                        (~/.local/state/... by default); a directory: its state.sqlite)
+
+options:
+  -h, --help            show this help message and exit
+  --format {text,jsonl}
+                        text (default): a summary line, then one line per document; jsonl: one
+                        JSON object per document
+
+exit status: 0 when the file was listed, and when stdout is closed early (| head); 1 when there is
+no state file there; 2 for a usage error or a file that is no state file; 130 when interrupted
+(Ctrl-C).
+""",
+}
+
+
+@pytest.fixture(autouse=True)
+def columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+@pytest.mark.parametrize("command", list(HELP), ids=lambda c: " ".join(c) or "top")
+def test_help_text_is_pinned(command: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` prints exactly the pinned text on stdout and exits 0."""
+    with pytest.raises(SystemExit) as exit:
+        main([*command, "--help"])
+    assert exit.value.code == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (HELP[command], "")
+
+
+@pytest.mark.parametrize("argv", [[], ["state"]], ids=["nothing", "state"])
+def test_no_command_prints_its_help_and_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No command prints the top-level help on stderr, ``state`` with no action the help of
+    ``state`` (its actions): exit 2."""
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", HELP[tuple(argv)])
+
+
+def test_console_script_is_the_entrypoint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pyproject's ``[project.scripts]`` target imports and runs the same parser."""
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    script = re.search(r'^\[project\.scripts\]\nsitemap-reader = "(.+)"$', pyproject, re.MULTILINE)
+    assert script is not None
+    module, _, name = script[1].partition(":")
+    entrypoint = getattr(importlib.import_module(module), name)
+    monkeypatch.setattr(sys, "argv", ["sitemap-reader", "tree", "--help"])
+    with pytest.raises(SystemExit) as exit:
+        entrypoint()
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == HELP[("tree",)]
+
+
+def test_python_dash_m_prints_the_same_help() -> None:
+    """``python -m sitemap_reader dump --help`` in a subprocess: the same text."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sitemap_reader", "dump", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, HELP[("dump",)], "")

@@ -1,0 +1,1 @@
+"""Tests of the integrations: Dask on a LocalCluster, Scrapy crawls."""

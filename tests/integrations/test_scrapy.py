@@ -1,0 +1,263 @@
+"""sitemap_reader.scrapy: real Scrapy crawls of a loopback site, sitemaps and pages served.
+
+Each crawl runs ``tests/support/scrapy_crawl.py`` in a child process (Scrapy installs a reactor per
+process) against a site served from a thread of this process on 127.0.0.1, so the test
+sees every request the crawl made, sitemaps and pages alike, and can change the files
+between two runs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("scrapy")
+
+from tests.support.http_site import Served, ThreadedServer, gz_file, sitemapindex, text, xml
+
+ROOT = Path(__file__).resolve().parents[2]
+CRAWL_TIMEOUT = 120  # seconds; a crawl of this site takes about two
+
+SITEMAP_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+)
+
+
+def url(loc: str, lastmod: str | None = None, *, extra: str = "") -> str:
+    last = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+    return f"<url><loc>{loc}</loc>{last}{extra}</url>\n"
+
+
+def image(loc: str, title: str) -> str:
+    return (
+        f"<image:image><image:loc>{loc}</image:loc><image:title>{title}</image:title></image:image>"
+    )
+
+
+def alternate(hreflang: str, href: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{href}"/>'
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    with ThreadedServer() as served:
+        yield served
+
+
+def serve_pages(served: Served, *paths: str) -> None:
+    for path in paths:
+        served.add(path, xml(f"<html><body>{path}</body></html>", content_type="text/html"))
+
+
+def crawl(out: Path, source: str, *args: str) -> dict[str, Any]:
+    """One Scrapy crawl in its own process; what its spider saw."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.support.scrapy_crawl", str(out), source, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=CRAWL_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert out.exists(), done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(out.read_text())
+    assert result["reason"] == "finished", result
+    result["log"] = done.stderr
+    return result
+
+
+def pages_by_url(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    pages = {p["url"]: p for p in result["pages"]}
+    assert len(pages) == len(result["pages"]), "a page was requested twice"
+    return pages
+
+
+def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
+    """robots.txt -> index -> children, read by the reader inside Scrapy's start(): every page
+    the rules, follow and filter keep is requested once with its entry in meta, and nothing else."""
+    a = served.a
+    served.add(
+        "/robots.txt",
+        text(
+            f"Sitemap: {a('/sitemap_index.xml')}\n"
+            f"Sitemap: {a('/sitemap-news.xml')}\n"  # a leaf: sitemap_follow is not applied
+            f"Sitemap: {served.b('/sitemap-guarded.xml')}\n"  # refused by the SSRF guard
+        ),
+    )
+    served.add(
+        "/sitemap_index.xml",
+        xml(
+            sitemapindex(
+                a("/sitemap-blog.xml"), a("/sitemap-shop.xml.gz"), a("/sitemap-archive.xml")
+            )
+        ),
+    )
+    blog = (
+        SITEMAP_HEAD
+        + url(
+            a("/blog/a"),
+            "2024-05-01T10:00:00+02:00",
+            extra=image(a("/img/a.jpg"), "A photo")
+            + alternate("de", a("/de/blog/a"))
+            + alternate("x-default", a("/blog/a")),
+        )
+        + url(a("/blog/b"))
+        + url(a("/blog/old"), "2019-06-01")  # dropped by sitemap_filter
+        + url(a("/private/x"), "2024-05-01")  # no rule matches
+        + url(served.b("/blog/cross"), "2024-05-01")  # another host: out of scope
+        + "</urlset>\n"
+    )
+    served.add("/sitemap-blog.xml", xml(blog))
+    shop = SITEMAP_HEAD + url(a("/shop/1"), "2024-04-01") + url(a("/shop/2")) + "</urlset>\n"
+    served.add("/sitemap-shop.xml.gz", gz_file(shop))
+    served.add("/sitemap-news.xml", xml(SITEMAP_HEAD + url(a("/blog/news")) + "</urlset>\n"))
+    served.add("/sitemap-archive.xml", xml(SITEMAP_HEAD + url(a("/blog/archived")) + "</urlset>\n"))
+    served.add(
+        "/sitemap-guarded.xml", xml(SITEMAP_HEAD + url(served.b("/blog/guarded")) + "</urlset>\n")
+    )
+    serve_pages(served, "/blog/a", "/de/blog/a", "/blog/b", "/blog/news", "/shop/1", "/shop/2")
+
+    result = crawl(tmp_path / "out.json", a("/"), "--alternates")
+    pages = pages_by_url(result)
+
+    assert set(pages) == {
+        a("/blog/a"),
+        a("/de/blog/a"),
+        a("/blog/b"),
+        a("/blog/news"),
+        a("/shop/1"),
+        a("/shop/2"),
+    }
+    for never in ("/blog/old", "/private/x", "/blog/archived", "/blog/cross", "/blog/guarded"):
+        assert served.count(never) == 0, never
+    # The guarded sitemap was refused by the SSRF guard before any request reached it.
+    assert served.count("/sitemap-guarded.xml") == 0
+    assert result["stats"]["sitemap_reader/problems/private-address"] == 1
+    # Sitemaps were read by the reader (once each), not through Scrapy's downloader.
+    for path in ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml"):
+        assert served.count(path) == 1, path
+    # Unlike SitemapSpider, the reader reads a sitemap sitemap_follow refuses (no requests).
+    assert served.count("/sitemap-archive.xml") == 1
+    assert pages[a("/blog/news")]["sitemap"] == a("/sitemap-news.xml")
+    assert result["stats"]["sitemap_reader/requests"] == len(pages)
+    assert result["stats"]["downloader/request_count"] == len(pages)
+
+    blog_a = pages[a("/blog/a")]
+    assert blog_a["callback"] == "parse_blog"
+    assert blog_a["status"] == 200
+    assert blog_a["entry_type"] == "Entry"
+    assert blog_a["entry_loc"] == a("/blog/a")
+    assert blog_a["lastmod"] == "2024-05-01T10:00:00+02:00"
+    assert blog_a["entry_lastmod_same"]
+    assert blog_a["alternates"] == {"de": a("/de/blog/a"), "x-default": a("/blog/a")}
+    assert blog_a["images"] == [a("/img/a.jpg")]
+    assert blog_a["image_titles"] == ["A photo"]
+    assert blog_a["sitemap"] == a("/sitemap-blog.xml")
+    assert blog_a["source"] == a("/")
+    assert blog_a["change"] is None
+    # An alternate is requested under the rules too, with the entry it belongs to.
+    de = pages[a("/de/blog/a")]
+    assert de["callback"] == "parse_blog"
+    assert de["entry_loc"] == a("/blog/a")
+    assert pages[a("/blog/b")]["lastmod"] is None
+    shop1 = pages[a("/shop/1")]
+    assert shop1["callback"] == "parse"
+    assert shop1["lastmod"] == "2024-04-01T00:00:00+00:00"
+    assert shop1["sitemap"] == a("/sitemap-shop.xml.gz")
+    assert result["removed"] == []
+
+
+def test_state_requests_only_new_and_modified_pages(served: Served, tmp_path: Path) -> None:
+    """With sitemap_state, a second crawl after the files changed requests only the new and
+    modified pages (with their whole entries in meta) and reports the removed one; a third,
+    with nothing changed, requests nothing."""
+    a = served.a
+    state = tmp_path / "state" / "site.sqlite"  # its directory does not exist yet
+
+    def publish(blog_lastmod: str, *blog_urls: str) -> None:
+        served.add(
+            "/sitemap_index.xml",
+            xml(
+                sitemapindex(
+                    (a("/sitemap-blog.xml"), blog_lastmod),
+                    (a("/sitemap-shop.xml.gz"), "2024-01-01"),
+                )
+            ),
+        )
+        served.add("/sitemap-blog.xml", xml(SITEMAP_HEAD + "".join(blog_urls) + "</urlset>\n"))
+
+    served.add("/sitemap-shop.xml.gz", gz_file(SITEMAP_HEAD + url(a("/shop/1")) + "</urlset>\n"))
+    serve_pages(served, "/blog/a", "/blog/b", "/blog/c", "/shop/1")
+    publish("2024-05-01", url(a("/blog/a"), "2024-05-01"), url(a("/blog/b"), "2024-05-01"))
+
+    first = crawl(tmp_path / "1.json", a("/sitemap_index.xml"), "--state", str(state))
+    pages = pages_by_url(first)
+    assert set(pages) == {a("/blog/a"), a("/blog/b"), a("/shop/1")}
+    assert {p["change"] for p in pages.values()} == {"new"}
+    assert pages[a("/blog/a")]["source"] == a("/sitemap_index.xml")
+    assert first["removed"] == []
+    assert state.exists()
+
+    # The blog changes: a removed, b modified, c new (with an image). The shop does not.
+    publish(
+        "2024-05-02",
+        url(a("/blog/b"), "2024-05-02T08:00:00+00:00"),
+        url(a("/blog/c"), "2024-05-02", extra=image(a("/img/c.jpg"), "C")),
+    )
+    second = crawl(tmp_path / "2.json", a("/sitemap_index.xml"), "--state", str(state))
+    pages = pages_by_url(second)
+    assert set(pages) == {a("/blog/b"), a("/blog/c")}
+    assert pages[a("/blog/b")]["change"] == "modified"
+    assert pages[a("/blog/b")]["lastmod"] == "2024-05-02T08:00:00+00:00"
+    new = pages[a("/blog/c")]
+    assert new["change"] == "new"
+    assert new["callback"] == "parse_blog"
+    assert new["images"] == [a("/img/c.jpg")]  # the whole entry, not just the change record
+    assert new["image_titles"] == ["C"]
+    assert new["sitemap"] == a("/sitemap-blog.xml")
+    assert second["removed"] == [{"loc": a("/blog/a"), "change": "removed"}]
+    assert served.count("/sitemap-shop.xml.gz") == 1  # its index lastmod did not move
+    assert served.count("/blog/a") == served.count("/shop/1") == 1
+    assert served.count("/blog/b") == 2
+
+    third = crawl(tmp_path / "3.json", a("/sitemap_index.xml"), "--state", str(state))
+    assert third["pages"] == []
+    assert third["removed"] == []
+    assert served.count("/blog/c") == 1
+
+
+def test_the_readme_side_by_side_runs() -> None:
+    """The README's two spiders (Scrapy's SitemapSpider, then SitemapReaderSpider) are code
+    that runs: both define their spider, and the reader's filter keeps what it says."""
+    import re
+    from datetime import datetime, timezone
+
+    from scrapy.spiders import SitemapSpider
+
+    from sitemap_reader import Entry
+    from sitemap_reader.scrapy import SitemapReaderSpider
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Scrapy\n", 1)[1].split("\n## ", 1)[0]
+    before, after = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[:2]
+    spiders = []
+    for code, base in ((before, SitemapSpider), (after, SitemapReaderSpider)):
+        names: dict[str, Any] = {}
+        exec(compile(code, "README.md", "exec"), names)  # noqa: S102 (the README's own code)
+        spiders.append(names["Shop"])
+        assert issubclass(names["Shop"], base)
+    old = Entry("https://www.example.com/product/1", datetime(2025, 6, 1, tzinfo=timezone.utc))
+    new = Entry("https://www.example.com/product/2", datetime(2026, 2, 1, tzinfo=timezone.utc))
+    kept = list(spiders[1].sitemap_filter(spiders[1].__new__(spiders[1]), [old, new, Entry("x")]))
+    assert kept == [new]
+    assert spiders[0].sitemap_rules == spiders[1].sitemap_rules

@@ -1,0 +1,1 @@
+"""Tests of the outputs: JSON lines, Arrow and Parquet, the SOURCE column."""

@@ -1,0 +1,1 @@
+"""Tests of the project around the package: the corpus, the fuzz campaign, benchmarks' accounting."""

@@ -1,0 +1,1 @@
+"""What the tests share: loopback servers, documents, a browser, a CLI runner."""

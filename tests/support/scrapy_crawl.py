@@ -1,0 +1,121 @@
+"""A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
+
+    python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates]
+
+Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
+uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
+writes what it saw as JSON to OUT: each page response with its callback and the plain
+values of its meta, the pages reported removed, and the crawl's stats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from scrapy.crawler import AsyncCrawlerProcess
+from scrapy.http import Response
+
+from sitemap_reader import Entry, EntryChange, ReaderConfig, RetryPolicy, Timeouts
+from sitemap_reader.scrapy import SitemapReaderSpider
+
+# The SSRF guard stays on (allow_private is False): it trusts 127.0.0.1, the source's host,
+# and refuses localhost, which only a document names.
+CONFIG = ReaderConfig(
+    timeouts=Timeouts(connect=2.0, read=2.0, request=10.0, deadline=30.0),
+    retry=RetryPolicy(backoff=0.01, max_backoff=0.05),
+)
+FILTERED_BEFORE = datetime.fromisoformat("2020-01-01T00:00:00+00:00")
+
+
+class SiteSpider(SitemapReaderSpider):
+    name = "site"
+    sitemap_rules = ((r"/blog/", "parse_blog"), (r"/shop/", "parse"))  # /private/: none
+    sitemap_follow = (r"/sitemap-(blog|shop)",)  # sitemap-archive.xml gives no requests
+    sitemap_config = CONFIG
+
+    def __init__(self, *args: Any, out: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.out = out
+        self.pages: list[dict[str, Any]] = []
+        self.removed: list[dict[str, Any]] = []
+
+    def sitemap_filter(self, entries: Iterable[Entry]) -> Iterator[Entry]:
+        for entry in entries:
+            if entry.lastmod is None or entry.lastmod >= FILTERED_BEFORE:
+                yield entry
+
+    def sitemap_removed(self, change: EntryChange) -> Iterator[Any]:
+        self.removed.append({"loc": change.loc, "change": change.change.value})
+        return iter(())
+
+    def parse(self, response: Response, **kwargs: Any) -> None:
+        self._record(response, "parse")
+
+    def parse_blog(self, response: Response) -> None:
+        self._record(response, "parse_blog")
+
+    def _record(self, response: Response, callback: str) -> None:
+        meta = response.meta
+        entry = meta["sitemap_entry"]
+        lastmod = meta["sitemap_lastmod"]
+        self.pages.append(
+            {
+                "url": response.url,
+                "status": response.status,
+                "callback": callback,
+                "entry_type": type(entry).__name__,
+                "entry_loc": entry.loc,
+                "entry_lastmod_same": entry.lastmod == lastmod,
+                "lastmod": None if lastmod is None else lastmod.isoformat(),
+                "alternates": meta["sitemap_alternates"],
+                "images": list(meta["sitemap_images"]),
+                "image_titles": [image.title for image in entry.images],
+                "sitemap": meta["sitemap_url"],
+                "source": meta["sitemap_source"],
+                "change": meta["sitemap_change"],
+            }
+        )
+
+    def closed(self, reason: str) -> None:
+        assert self.crawler.stats is not None
+        stats = {
+            k: v for k, v in self.crawler.stats.get_stats().items() if isinstance(v, int | str)
+        }
+        with open(self.out, "w", encoding="utf-8") as file:
+            json.dump(
+                {"pages": self.pages, "removed": self.removed, "stats": stats, "reason": reason},
+                file,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("source")
+    parser.add_argument("--state")
+    parser.add_argument("--alternates", action="store_true")
+    args = parser.parse_args()
+    process = AsyncCrawlerProcess(
+        settings={
+            "LOG_LEVEL": "INFO",
+            "ROBOTSTXT_OBEY": False,  # the pages' robots.txt is not what is tested here
+            "TELNETCONSOLE_ENABLED": False,
+            "CLOSESPIDER_TIMEOUT": 60,
+        }
+    )
+    process.crawl(
+        SiteSpider,
+        out=args.out,
+        sitemap_urls=[args.source],
+        sitemap_state=args.state,
+        sitemap_alternate_links=args.alternates,
+    )
+    process.start()
+
+
+if __name__ == "__main__":
+    main()
