@@ -42,3 +42,17 @@ def test_pages_cite_no_file_outside_the_repository() -> None:
     cited = re.compile(r"PROTOCOL\.md|DESIGN\.md|STYLE\.md|\bSTYLE [C\d]")
     pages = [ROOT / "README.md", *DOCS.rglob("*.md")]
     assert [p.name for p in pages if "_notes" not in p.parts and cited.search(p.read_text())] == []
+
+
+def test_the_library_reference_names_every_public_name() -> None:
+    """docs/library.md has a mkdocstrings entry for each name of ``__all__``, and no other."""
+    import sitemap_reader
+
+    page = (DOCS / "library.md").read_text(encoding="utf-8")
+    documented = re.findall(r"^::: sitemap_reader\.(\w+)$", page, re.MULTILINE)
+    assert len(documented) == len(set(documented))
+    assert set(documented) == set(sitemap_reader.__all__) - {"__version__"}
+    assert re.findall(r"^::: sitemap_reader\.(dask|scrapy)\.", page, re.MULTILINE) == [
+        "dask",
+        "scrapy",
+    ]
