@@ -228,8 +228,8 @@ class SitemapReader:
     async def check(
         self, *sources: Source, checker: Checker | None = None
     ) -> AsyncGenerator[Finding, None]:
-        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see the
-        README's "check"): each as soon as it is known, those that need the whole run
+        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see
+        docs/check.md): each as soon as it is known, those that need the whole run
         (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
         :class:`Checker` to set its options and keep what it gathered for a report."""
         if checker is None:

@@ -20,7 +20,7 @@ MAX_LOC_LENGTH = 2_048
 
 
 class ScopePolicy(str, enum.Enum):
-    """Which page URLs a sitemap may vouch for (PROTOCOL.md, "Where URLs are valid")."""
+    """Which page URLs a sitemap may vouch for (docs/configuration.md, "Which URLs are kept")."""
 
     STRICT = "strict"  # sitemaps.org location rule, plus robots.txt vouching / cross-submission
     HOST = "host"  # same host (any scheme, port or folder)

@@ -83,7 +83,8 @@ class _Zlib:
             except zlib.error as exc:
                 # zlib drops all the output of a call that fails. Replay its input a byte at a
                 # time from the state before it, so what decoded before the fault is handed on
-                # whatever the chunking: records before a fault stand (DESIGN.md).
+                # whatever the chunking: records before a fault stand
+                # (docs/architecture.md, "Records before a fault stand").
                 yield from _salvage(before, buf)
                 raise CodingError(self.name, str(exc)) from exc
             if out:

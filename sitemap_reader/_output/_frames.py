@@ -37,7 +37,7 @@ def problem_schema() -> pa.Schema:
     """The Arrow schema of a problems frame: one row per problem of a read.
 
     ``site`` (the SOURCE it descends from, as the ``source`` column of the entries names
-    it), ``url`` (the document or child it concerns), ``kind`` (README's table of kinds:
+    it), ``url`` (the document or child it concerns), ``kind`` (the table of kinds in docs/problems.md:
     ``http-status``, ``truncated``, ``robots-unavailable``, ...), ``message`` and ``fatal``
     (the document ended there: a failed sitemap, in advertools' words an ``errors`` row).
 

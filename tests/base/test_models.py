@@ -224,7 +224,7 @@ def test_public_objects_present_themselves_as_sitemap_reader() -> None:
             assert value.__module__ == "sitemap_reader", name
 
 
-# -- the import boundary (STYLE 1.3) ------------------------------------------------------------
+# -- the import boundary (docs/architecture.md, "Import direction") ------------------------------
 
 _CORE_ALONE = """
 import importlib.util, sys, types

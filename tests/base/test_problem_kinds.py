@@ -1,4 +1,4 @@
-"""Problem kinds: one enum, the README's table of kinds, and each exception's kind."""
+"""Problem kinds: one enum, the docs' table of kinds (docs/problems.md), and each exception's kind."""
 
 from __future__ import annotations
 
@@ -22,12 +22,12 @@ from sitemap_reader import (
 )
 from sitemap_reader._base._errors import ContentEncodingError, RedirectError, kind_of
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PROBLEMS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "problems.md"
 
 
-def readme_kinds() -> set[str]:
-    """Every `word` in the first column of the README's table of kinds."""
-    text = README.read_text(encoding="utf-8")
+def documented_kinds() -> set[str]:
+    """Every `word` in the first column of the docs' table of kinds."""
+    text = PROBLEMS_PAGE.read_text(encoding="utf-8")
     table = text[text.index("| kind | meaning |") :]
     table = table[: table.index("\n\n")]
     kinds: set[str] = set()
@@ -37,8 +37,8 @@ def readme_kinds() -> set[str]:
     return kinds
 
 
-def test_the_readme_table_lists_every_kind_and_no_other() -> None:
-    assert readme_kinds() == {kind.value for kind in ProblemKind}
+def test_the_docs_table_lists_every_kind_and_no_other() -> None:
+    assert documented_kinds() == {kind.value for kind in ProblemKind}
 
 
 def test_a_kind_reads_as_its_word() -> None:

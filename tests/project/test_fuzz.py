@@ -134,9 +134,9 @@ def test_findings_are_kept() -> None:
     assert len(FINDINGS) >= 20
 
 
-def test_the_readme_quotes_the_last_campaigns_record() -> None:
+def test_the_docs_quote_the_last_campaigns_record() -> None:
     """fuzz/RESULTS.json holds every field the campaign writes (null where a run did not
-    record it, with a note saying so), and README.md quotes it as it is."""
+    record it, with a note saying so), and docs/safety.md quotes it as it is."""
     root = Path(__file__).resolve().parents[2]
     record = json.loads((root / "fuzz" / "RESULTS.json").read_text())
     fields = ["inputs", "seconds", "findings_fixed", "tool", "date", "commit", "dirty"]
@@ -145,7 +145,9 @@ def test_the_readme_quotes_the_last_campaigns_record() -> None:
     assert all(record[k] is not None or k in record["notes"] for k in fields)
     assert record["findings_fixed"] == len(FINDINGS)
     row = next(
-        line for line in (root / "README.md").read_text().splitlines() if "RESULTS.json`) |" in line
+        line
+        for line in (root / "docs" / "safety.md").read_text(encoding="utf-8").splitlines()
+        if "RESULTS.json`) |" in line
     )
     assert f"{record['inputs']:,} inputs in {record['seconds']:,.0f} s" in row
     assert f"peak RSS of a fuzzing process {record['peak_rss_mb']} MB" in row

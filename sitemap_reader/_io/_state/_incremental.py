@@ -1,6 +1,6 @@
 """The walk's side of a state store: what to skip, what to ask, what to record.
 
--- PROTOCOL.md, "Incremental fetching": an index's ``sitemap/lastmod`` says when each child
+-- docs/incremental.md: an index's ``sitemap/lastmod`` says when each child
 changed, and HTTP validators (``ETag`` / ``If-None-Match``, ``Last-Modified`` /
 ``If-Modified-Since``, RFC 9110 section 13.1) let the server answer ``304 Not Modified``.
 

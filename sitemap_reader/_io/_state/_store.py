@@ -1,4 +1,5 @@
-"""Incremental state, the contract: what a store keeps and what the walk may ask of it (STYLE C13).
+"""Incremental state, the contract: what a store keeps and what the walk may ask of it
+(docs/architecture.md, "The state store").
 
 A :class:`StateStore` remembers what each document held when it was last read completely
 (lastmod, validators, digest, children): enough to skip or ask conditionally. A
