@@ -62,9 +62,9 @@ li{overflow-wrap:anywhere}.url{word-break:break-all}
 background:#555}
 .badge.error,.badge.failed{background:#c62828}.badge.warning,.badge.partial{background:#ef6c00}
 .badge.notice{background:#1565c0}.badge.ok{background:#2e7d32}
-ul.tree{list-style:none;padding-left:1rem;margin:0}ul.tree ul{list-style:none;padding-left:1.1rem;
+ul.tree{list-style:none;padding:6px 10px 6px 1rem;margin:0}ul.tree ul{list-style:none;padding-left:1.1rem;
 border-left:1px dashed #bbb}
-.tree li{margin:3px 0}
+.tree li{margin:3px 0}.tree small{white-space:nowrap}
 details{background:#fff;border-radius:8px;margin:6px 0;padding:6px 10px;
 box-shadow:0 1px 2px #0002}
 summary{cursor:pointer;overflow-wrap:anywhere}
