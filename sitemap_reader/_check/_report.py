@@ -138,7 +138,7 @@ def _figure(key: str, caption: str, svg: str) -> str:
 
 
 def _findings_chart(rows: list[tuple[str, list[tuple[str, int]]]]) -> str:
-    """The findings per sitemap, unless every sitemap has as many: equal bars say nothing
+    """The findings per sitemap, unless every document has as many: equal bars say nothing
     that a sentence does not (and one sitemap's lone bar even less)."""
     totals = {sum(n for _, n in parts) for _, parts in rows}
     if len(totals) > 1:
@@ -148,7 +148,7 @@ def _findings_chart(rows: list[tuple[str, list[tuple[str, int]]]]) -> str:
     else:
         each = totals.pop()
         note = (
-            f"{len(rows):,} {'sitemap has' if len(rows) == 1 else 'sitemaps have'} "
+            f"{len(rows):,} {'document has' if len(rows) == 1 else 'documents have'} "
             f"{each:,} finding{'' if each == 1 else 's'}{' each' if len(rows) > 1 else ''}: "
             "see Findings by document."
         )

@@ -188,7 +188,7 @@ async def test_report_leaves_out_equal_findings_chart(
         load = await open_page(endpoint, url, _LAYOUT, width=400)
     data = json.loads(load.value)
     assert data["findingsChart"] == 0
-    assert data["findingsNote"] == "2 sitemaps have 1 finding each: see Findings by document."
+    assert data["findingsNote"] == "2 documents have 1 finding each: see Findings by document."
     assert data["width"] <= 400 and data["outside"] == [] and data["overflowing"] == []
 
 
