@@ -5,7 +5,8 @@ phone's width. Every bar is a ``<rect class="bar">`` carrying its value in ``dat
 A bar's length is proportional to its value, except in a histogram whose small bins would
 vanish beside its largest one: that one is drawn on a log scale (``data-scale="log"`` on the
 ``<svg>``, powers of ten marked on its axis), so a month of 3 still shows beside a month of
-30,000. A test reads the page back and checks both.
+30,000. A horizontal bar is never shorter than ``MIN_WIDTH``, its count written beside it.
+A test reads the page back and checks both.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from html import escape
 
 WIDTH = 400  # the viewBox's width; the page scales it
 MIN_BAR = 4  # a linear histogram's smallest non-empty bar, in viewBox units, or it goes log
+MIN_WIDTH = 2  # a horizontal bar's least length: 71 URLs beside 30,412 is still a bar
 _COLOURS = {"error": "#c62828", "warning": "#ef6c00", "notice": "#1565c0", "": "#2e7d32"}
 
 
@@ -94,7 +96,7 @@ def hbars(
         for kind, count in parts:
             if not count:
                 continue
-            w = plot * count / top
+            w = max(plot * count / top, MIN_WIDTH)
             body.append(
                 f'<rect class="bar" data-label="{escape(label)}" data-kind="{kind}" '
                 f'data-value="{count}" x="{x:.2f}" y="{y + label_h}" width="{w:.2f}" '

@@ -21,6 +21,7 @@ from ._codes import CODES, Finding, Severity
 from ._text import by_document
 
 MAX_ROWS = 2_000
+MAX_NAMED = 3  # sources named in the title; more are listed under it
 MAX_BARS = 25  # sitemaps in a chart; the rest share one bar
 MAX_MONTHS = 120  # months in the lastmod histogram; earlier ones share its first bin
 _SEVERITIES = ("error", "warning", "notice")
@@ -96,14 +97,15 @@ def render_report(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         # No request may leave the page: everything is inline, and the policy says so.
         _CSP,
-        f"<title>sitemap check: {escape(', '.join(sources))}</title>",
+        f"<title>sitemap check: {escape(_named(sources))}</title>",
         f"<style>{_CSS}</style></head><body><main>",
-        f"<h1>Sitemap check: {escape(', '.join(sources))}</h1>",
+        f"<h1>Sitemap check: {escape(_named(sources))}</h1>",
         (
             f'<p class="meta">{when:%Y-%m-%d %H:%M UTC} · sitemap-reader '
             f"{escape(__version__)} · {len(checker.documents):,} documents · "
             f"{checker.entries:,} URLs</p>"
         ),
+        _sources(sources),
         _cards(by_severity, checker),
         "<h2>Charts</h2>",
         '<div class="charts">',
@@ -120,6 +122,24 @@ def render_report(
         "</main></body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _named(sources: Sequence[str]) -> str:
+    """The sources for the title: a few by name, else the first and how many more (a check
+    of 60 files would fill a phone's first screens with the heading)."""
+    if len(sources) <= MAX_NAMED:
+        return ", ".join(sources)
+    return f"{sources[0]} and {len(sources) - 1:,} more"
+
+
+def _sources(sources: Sequence[str]) -> str:
+    if len(sources) <= MAX_NAMED:
+        return ""
+    items = "".join(f"<li>{_url(source)}</li>" for source in sources)
+    return (
+        f'<details class="sources"><summary>{len(sources):,} sources</summary>'
+        f"<ul>{items}</ul></details>"
+    )
 
 
 def _cards(by_severity: Counter[str], checker: Checker) -> str:

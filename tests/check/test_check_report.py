@@ -192,6 +192,21 @@ async def test_report_leaves_out_equal_findings_chart(
     assert data["width"] <= 400 and data["outside"] == [] and data["overflowing"] == []
 
 
+def test_report_names_a_few_sources_in_its_title() -> None:
+    """A check of 60 files: the heading names the first and counts the rest, which are
+    listed under it (a heading of 60 paths would fill a phone's first screens)."""
+    checker = sr.Checker(sr.CheckOptions(now=NOW))
+    checker.close()
+    sources = [f"/srv/sitemaps/part-{i}.xml" for i in range(60)]
+    page = render_report(checker, [], sources, NOW)
+    assert "<h1>Sitemap check: /srv/sitemaps/part-0.xml and 59 more</h1>" in page
+    assert "<summary>60 sources</summary>" in page
+    assert all(f'<span class="url">{source}</span>' in page for source in sources)
+    few = render_report(checker, [], sources[:3], NOW)
+    assert "<h1>Sitemap check: " + ", ".join(sources[:3]) + "</h1>" in few
+    assert "sources</summary>" not in few
+
+
 def site(s: Served) -> None:
     """An index over three sitemaps of different sizes, lastmods over several months, and
     faults of each severity."""
