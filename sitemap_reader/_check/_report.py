@@ -1,10 +1,15 @@
 """The report page of ``check --report``: one self-contained HTML file.
 
-No script, no stylesheet or font to fetch, no image but inline SVG (:mod:`._svg`): the page
-opens offline and makes no request. It shows the counts by severity, three charts (lastmods
-by month, URLs per sitemap, findings per sitemap), the findings by code, the sitemap tree
-with each document's status, and every finding under its document. Long runs are bounded:
-at most ``MAX_ROWS`` documents in the tree and findings in the list (the counts stay whole).
+No script, no stylesheet or font to fetch, no image but inline SVG (:mod:`._charts`): the
+page opens offline and makes no request. It shows the counts by severity, the charts
+(lastmods by month, URLs per sitemap, findings per sitemap unless every document has as
+many), the findings by code, the sitemap tree with each document's status, and every finding
+under its document. Long runs are bounded: at most ``MAX_ROWS`` documents in the tree and
+findings in the list (the counts stay whole).
+
+It reads from a phone's width to a desk's without scrolling sideways: under 640 px the
+tables become cards (a media query), long URLs break anywhere, and on a desk the tables of
+the findings by document share one set of column widths, so they line up.
 """
 
 from __future__ import annotations
@@ -25,11 +30,18 @@ MAX_NAMED = 3  # sources named in the title; more are listed under it
 MAX_BARS = 25  # sitemaps in a chart; the rest share one bar
 MAX_MONTHS = 120  # months in the lastmod histogram; earlier ones share its first bin
 _SEVERITIES = ("error", "warning", "notice")
+# Columns as (class, heading): the stylesheet sizes each class (col.severity, ...), the
+# unclassed ones share what is left.
 _CODE_COLUMNS = [
-    *(("severity", "severity"), ("code", "code"), ("name", "name"), ("n", "findings")),
-    *(("occurrences", "occurrences"), ("", "what"), ("", "fix")),
+    ("severity", "severity"),
+    ("code", "code"),
+    ("name", "name"),
+    ("n", "findings"),
+    ("occurrences", "occurrences"),
+    ("", "what"),
+    ("", "fix"),
 ]
-# One set of columns (class, heading) for every document's table, so that they line up down the page.
+# One set of columns for every document's table, so that they line up down the page.
 _FINDING_COLUMNS = [("severity", "severity"), ("code", "code"), ("line", "line"), ("", "finding")]
 _CSP = (
     '<meta http-equiv="Content-Security-Policy" '
