@@ -1,4 +1,5 @@
-"""Frozen configuration: limits, timeouts, retries, scope. A leaf module.
+"""Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
+:mod:`._sources` (``base_url`` is checked as a source is), which imports nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.

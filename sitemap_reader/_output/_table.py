@@ -44,11 +44,12 @@ only, never the reader (aiohttp).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
 from types import ModuleType, TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -95,59 +96,54 @@ def _pd() -> Any:
 
 # -- the schema --------------------------------------------------------------------------------
 
-_SCALARS = ("loc", "lastmod", "changefreq", "priority", "sitemap")
-_EXTENSIONS: tuple[tuple[str, type], ...] = (
-    ("images", Image),
-    ("videos", Video),
-    ("news", News),
-    ("alternates", Alternate),
+# Each annotation a record field may have, as an Arrow type and whether it may be null. The
+# schema is derived from the records' dataclass fields through this map, so a field added
+# to a record either gets its column or stops entry_schema() with its name (never missed).
+_ARROW: dict[str, tuple[Callable[[Any], Any], bool]] = {
+    "str": (lambda pa: pa.string(), False),
+    "str | None": (lambda pa: pa.string(), True),
+    "int | None": (lambda pa: pa.int64(), True),
+    "float | None": (lambda pa: pa.float64(), True),
+    "bool | None": (lambda pa: pa.bool_(), True),
+    "datetime | None": (lambda pa: pa.timestamp("us", tz="UTC"), True),  # aware: to UTC
+    "ChangeFreq | None": (lambda pa: pa.string(), True),  # a str enum: its word
+    "tuple[str, ...]": (lambda pa: pa.list_(pa.string()), True),  # nullable as first pinned
+}
+_RECORDS: dict[str, type] = {cls.__name__: cls for cls in (Image, Video, News, Alternate)}
+_SOURCE_AFTER = "sitemap"  # the source column is no record field: a batch's root, after this
+
+
+def _extension(annotation: str) -> type | None:
+    """The record of an extension field (``tuple[Image, ...]``), None for another field."""
+    inner = annotation.removeprefix("tuple[").removesuffix(", ...]")
+    return _RECORDS.get(inner) if inner != annotation else None
+
+
+_SCALARS = tuple(f.name for f in dataclasses.fields(Entry) if _extension(str(f.type)) is None)
+_EXTENSIONS: tuple[tuple[str, type], ...] = tuple(
+    (f.name, cls) for f in dataclasses.fields(Entry) if (cls := _extension(str(f.type)))
 )
 
 
-def _fields(pa: Any) -> dict[type, list[Any]]:
-    """The struct fields of each extension record, in the record's field order."""
-    s, f64, i64, b = pa.string(), pa.float64(), pa.int64(), pa.bool_()
-    ts = pa.timestamp("us", tz="UTC")
-    return {
-        Image: [
-            pa.field("loc", s, nullable=False),
-            pa.field("caption", s),
-            pa.field("title", s),
-            pa.field("geo_location", s),
-            pa.field("license", s),
-        ],
-        Video: [
-            pa.field("thumbnail_loc", s),
-            pa.field("title", s),
-            pa.field("description", s),
-            pa.field("content_loc", s),
-            pa.field("player_loc", s),
-            pa.field("duration", i64),
-            pa.field("expiration_date", ts),
-            pa.field("rating", f64),
-            pa.field("view_count", i64),
-            pa.field("publication_date", ts),
-            pa.field("family_friendly", b),
-            pa.field("requires_subscription", b),
-            pa.field("live", b),
-            pa.field("uploader", s),
-            pa.field("category", s),
-            pa.field("tags", pa.list_(s)),
-        ],
-        News: [
-            pa.field("publication_name", s),
-            pa.field("publication_language", s),
-            pa.field("publication_date", ts),
-            pa.field("title", s),
-            pa.field("keywords", s),
-            pa.field("genres", s),
-        ],
-        Alternate: [
-            pa.field("hreflang", s),
-            pa.field("href", s, nullable=False),
-            pa.field("media", s),
-        ],
-    }
+def _field(pa: Any, record: type, field: dataclasses.Field[Any]) -> Any:
+    """The Arrow field of one record field, by its annotation."""
+    annotation = str(field.type)
+    cls = _extension(annotation)
+    if cls is not None:
+        return pa.field(field.name, pa.list_(pa.struct(_struct_fields(pa, cls))), nullable=False)
+    try:
+        make, nullable = _ARROW[annotation]
+    except KeyError:
+        raise TypeError(
+            f"{record.__name__}.{field.name}: {annotation} has no Arrow type in the columnar "
+            "schema; add it to _output/_table.py's _ARROW"
+        ) from None
+    return pa.field(field.name, make(pa), nullable=nullable)
+
+
+def _struct_fields(pa: Any, record: type) -> list[Any]:
+    """The Arrow fields of ``record``, one per dataclass field, in the record's order."""
+    return [_field(pa, record, f) for f in dataclasses.fields(record)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -158,20 +154,11 @@ def entry_schema() -> pa.Schema:
         ImportError: pyarrow is not installed (the message names the extra).
     """
     pa = _pa()
-    s = pa.string()
-    structs = _fields(pa)
-    columns = [
-        pa.field("loc", s, nullable=False),
-        pa.field("lastmod", pa.timestamp("us", tz="UTC")),
-        pa.field("changefreq", s),
-        pa.field("priority", pa.float64()),
-        pa.field("sitemap", s, nullable=False),
-        pa.field("source", s),
-    ]
-    columns += [
-        pa.field(name, pa.list_(pa.struct(structs[cls])), nullable=False)
-        for name, cls in _EXTENSIONS
-    ]
+    columns = []
+    for field in _struct_fields(pa, Entry):
+        columns.append(field)
+        if field.name == _SOURCE_AFTER:
+            columns.append(pa.field("source", pa.string()))
     return pa.schema(columns)
 
 

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..._base._config import ReaderConfig
-from ..._base._errors import FetchError
+from ..._base._errors import WorkerLost
 from ..._base._gc import few_collections
-from ..._base._models import Alternate, ChangeFreq, Entry, Event, Format, Image, ProblemKind
+from ..._base._models import Alternate, ChangeFreq, Entry, Event, Format, Image
 from ..._core._parser import SitemapParser
 
 _ASK = struct.Struct("<IIB")  # payload length, document, operation
@@ -53,12 +53,6 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-class WorkerLost(FetchError):
-    """The worker process parsing a document died; what it sent before is kept."""
-
-    kind = ProblemKind.WORKER_LOST
 
 
 # -- the records, packed -----------------------------------------------------------------------
