@@ -39,6 +39,7 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
+from ..._base._run import Progress
 from ..._core._codings import (
     CodingError,
     Decoder,
@@ -46,7 +47,6 @@ from ..._core._codings import (
     accept_encoding,
     decoder_for,
 )
-from .._walk._outbox import Progress
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
