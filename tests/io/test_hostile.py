@@ -406,7 +406,7 @@ class _Work:
 
     expat: int = 0  # bytes expat went over
     scanner: int = 0  # characters the fast scanner matched its expressions against
-    allocated: int = 0  # bytes allocated within a feed beyond what it kept (copies)
+    allocated: int = 0  # the most a feed had allocated at once, beyond its piece (copies)
 
     def total(self) -> int:
         return self.expat + self.scanner + self.allocated
@@ -439,7 +439,7 @@ def _feed_work(
             before = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
             events += parser.feed(piece)
-            work.allocated += tracemalloc.get_traced_memory()[1] - before - chunk
+            work.allocated += max(0, tracemalloc.get_traced_memory()[1] - before - chunk)
             fed += chunk
     finally:
         tracemalloc.stop()
