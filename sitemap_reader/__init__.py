@@ -60,6 +60,7 @@ from ._base._models import (
     Trust,
     Video,
 )
+from ._base._run import Batch, Progress
 from ._check._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
@@ -72,7 +73,6 @@ if _typing.TYPE_CHECKING:
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
-    from ._io._walk._outbox import Batch, Progress
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -88,12 +88,10 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
-    "Batch": "._io._walk._outbox",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
     "ParquetSink": "._output._table",
-    "Progress": "._io._walk._outbox",
     "SitemapReader": "._api._reader",
     "check_sync": "._api._sync",
     "collect_urls_sync": "._api._sync",

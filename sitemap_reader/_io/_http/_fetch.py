@@ -40,8 +40,8 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
+from ..._base._run import Progress
 from ..._core._codings import Decoder, accept_encoding, decoder_for
-from .._walk._outbox import Progress
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun

@@ -36,9 +36,9 @@ from ..._base._models import (
     Status,
     Trust,
 )
+from ..._base._run import Progress
 from ..._core._walk._trust import ACROSS_RUNS, LastmodStats, add, judge
 from .._http._response import FetchResult
-from .._walk._outbox import Progress
 from ._shrink import ShrinkGuard
 from ._store import ChangeFeedStore, LedgerStore, StateStore
 

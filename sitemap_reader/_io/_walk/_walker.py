@@ -33,6 +33,7 @@ from ..._base._models import (
     SitemapState,
     Status,
 )
+from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
 from ..._core._formats._robots import sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
@@ -45,7 +46,7 @@ from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
-from ._outbox import Batch, Outbox, Progress
+from ._outbox import Outbox
 from ._pool import ParsePool
 from ._reports import visited
 
