@@ -66,8 +66,9 @@ def site() -> Iterator[Served]:
         ("www.example.com", "no such file, and not a URL: did you mean https://www.example.com/?"),
         (
             "127.0.0.1:8080/sitemap.xml",
-            "no such file, and not a URL: did you mean https://127.0.0.1:8080/sitemap.xml?",
+            "no such file, and not a URL: did you mean http://127.0.0.1:8080/sitemap.xml?",
         ),
+        ("localhost:8080", "no such file, and not a URL: did you mean http://localhost:8080/?"),
     ],
 )
 def test_a_source_no_run_can_read_is_a_usage_error(source: str, cause: str, tmp_path: Path) -> None:
