@@ -132,6 +132,21 @@ def test_counts_of_one_are_singular(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert summary(err).startswith("sitemap-reader: 1 URL from 1 sitemap, 1 problem, ")
 
 
+async def test_limits_set_to_one_are_singular_in_their_messages(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A limit of 1 reads "1 index", "1 sitemap", not "1 indexes", "1 sitemaps"."""
+    s = await serve(aiohttp_server)
+    s.add("/index.xml", xml(sitemapindex(s.a("/deep.xml"), s.a("/m.xml"))))
+    s.add("/deep.xml", xml(sitemapindex(s.a("/z.xml"))))
+    s.add("/m.xml", xml(urlset(s.a("/1"))))
+
+    assert await cli("tree", "--max-depth", "1", s.a("/index.xml")) == 0
+    assert "nested deeper than 1 index (named by" in capsys.readouterr().out
+    assert await cli("tree", "--max-sitemaps", "1", s.a("/index.xml")) == 0
+    assert "the run's budget of 1 sitemap is spent" in capsys.readouterr().out
+
+
 def test_sizes_are_human() -> None:
     assert [human_size(n) for n in (1, 512, 5_120, 2_100_000, 3_400_000_000)] == [
         "1 byte",

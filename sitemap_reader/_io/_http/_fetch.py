@@ -39,6 +39,7 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
+from ..._base._words import plural
 from ..._core._codings import (
     CodingError,
     Decoder,
@@ -259,7 +260,9 @@ class Fetcher:
             if not body.redirect(str(target)):
                 return None, target
         raise RedirectError(
-            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+            f"more than {plural(self._config.limits.max_redirects, 'redirect')} (last to "
+            f"{current})",
+            url=url,
         )
 
 
