@@ -38,7 +38,7 @@ commands:
   COMMAND
     dump      print every page URL the sources' sitemaps vouch for
     tree      print the sitemap hierarchy with counts, lastmod, status and problems
-    check     report what is wrong with the sources' sitemaps (codes in the README)
+    check     report what is wrong with the sources' sitemaps (--codes lists the codes)
     state     inspect a state file (--state)
 
 Each command's --help gives its options and exit statuses.
@@ -207,8 +207,10 @@ written; 2 for a usage error (an unusable state file or -o file included); 130 w
 """,
     ("check",): """\
 usage: sitemap-reader check [OPTIONS] [SOURCE ...]
+       sitemap-reader check --explain CODE | --codes [--format json]
 
 Read the sources as dump does and report each finding with its code, severity, document and line.
+--codes lists the codes, --explain CODE tells one.
 
 positional arguments:
   SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
@@ -226,6 +228,10 @@ options:
                         records name it as their sitemap
   --format {text,json}  text (default): findings grouped by document, then a summary; json: one
                         object a finding, then one with the summary
+  --explain CODE        tell what CODE (P301, or its name too-many-urls) means, how to fix it and
+                        an example; no source is read
+  --codes               list every code with its severity, name and summary (--format json: one
+                        object a code); no source is read
   --report FILE.html    also write a self-contained HTML page: the sitemap tree, the findings and
                         charts
   --fail-on {error,warning,never}
