@@ -178,7 +178,7 @@ class Document:
         for kind, (count, example) in self.tally.items():
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
-                read = "all were read" if self.fatal is None else "read up to the end below"
+                read = "all were read" if self.fatal is None else "read up to where it ended"
                 message = (
                     f"{self.entries:,} entries, {excess:,} more than the limit of "
                     f"{self.limits.max_urls:,} a sitemap may hold; {read}"

@@ -58,6 +58,24 @@ def test_max_urls_reports_and_reads_all(big: str, capsys: pytest.CaptureFixture[
     ) in err
 
 
+def test_too_many_urls_in_a_document_that_breaks_off_are_not_all_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """More URLs than --max-urls, then broken XML: not "all were read"."""
+    path = tmp_path / "broken.xml"
+    whole = urlset(*(f"https://example.com/p/{i}" for i in range(150)))
+    path.write_text(whole.replace("</urlset>", "<url><loc>&bad;</loc></url></urlset>"))
+
+    status, out, err = _run(capsys, "dump", "--format", "txt", "--max-urls", "100", str(path))
+
+    assert (status, len(out)) == (0, 150)
+    assert (
+        f"sitemap-reader: {path}: 150 entries, 50 more than the limit of 100 a sitemap may "
+        "hold; read up to where it ended [too-many-urls]"
+    ) in err
+    assert not any("all were read" in line for line in err)
+
+
 def test_cut_at_max_urls_stops_there(big: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = _run(
         capsys, "dump", "--format", "txt", "--max-urls", "100", "--cut-at-max-urls", big

@@ -4,7 +4,8 @@ that bound them.
 A FIFO queue of small jobs that a fixed pool of workers drains (a 50,000-child index costs
 a deque of jobs, not 50,000 tasks). Each document is taken on once per run, by its dedupe
 key. The sitemap budgets (run-wide and per site) are applied when a document is named, so
-the queue never outgrows them; the other budgets of the run are checked before a read.
+the queue never outgrows them (they count sitemaps: robots.txt and a well-known path that
+held none are not counted); the other budgets of the run are checked before a read.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ class Frontier:
         self._taken = 0
         self._taken_by_root: dict[str, int] = {}
         self.named = 0  # documents named so far, duplicates too: the next one's order
-        self._budgets_said: set[str] = set()
-        self._unread_listed = 0  # each budget is reported once (per site for one)
+        self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
+        self._unread_listed = 0  # sitemaps reported skipped by left_unread()
 
     # -- taking documents on ---------------------------------------------------------------
 
@@ -123,7 +124,7 @@ class Frontier:
         )
 
     def _take(self, root: str) -> ProblemKind | None:
-        """Count one more document for the run and its site; the budget it would pass."""
+        """Count one more sitemap for the run and its site; the budget it would pass."""
         spent = self.spent(root)
         if spent is None:
             self._taken += 1
