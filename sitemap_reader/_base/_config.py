@@ -48,7 +48,9 @@ class Limits:
     # reported once as not read. The defaults let the largest real sites through (a few
     # thousand sitemaps, tens of millions of URLs) while a hostile one, fanning out to
     # endless indexes, is cut at a bounded cost.
-    max_sitemaps: int = 100_000  # documents one run takes on (fetched or found unchanged)
+    # Sitemaps one run takes on (fetched or found unchanged); robots.txt is no sitemap, nor
+    # is a well-known path probed that held none: neither counts.
+    max_sitemaps: int = 100_000
     max_sitemaps_per_site: int = 20_000  # the same, per source the user named
     max_entries: int = 100_000_000  # page URLs one run delivers
     max_total_bytes: int = 16 * 1024**3  # body bytes one run receives, all documents together

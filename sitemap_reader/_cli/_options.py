@@ -15,11 +15,13 @@ import sitemap_reader as sr
 from .._base._cores import available_cores
 from .._base._sources import check_source, is_url
 from ._values import (
-    DURATIONS,
+    AGE_DURATIONS,
     KEEP,
+    REQUEST_DURATIONS,
+    RUN_DURATIONS,
+    age,
     base_url,
     deadline,
-    duration,
     natural,
     positive,
     positive_duration,
@@ -148,10 +150,10 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--max-age",
-        type=duration,
+        type=age,
         metavar="AGE",
         help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
-        f"unchanged once its last check is older than AGE: {DURATIONS} (7d)",
+        f"unchanged once its last check is older than AGE: {AGE_DURATIONS} (7d)",
     )
     command.add_argument(
         "--changes",
@@ -178,10 +180,17 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
 
 # The budgets given as a count or a size: each option sets the Limits field of its name.
 _BUDGETS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
-    ("max_sitemaps", positive, "N", "documents in all (100,000)"),
-    ("max_sitemaps_per_site", positive, "N", "documents per source (20,000)"),
+    ("max_sitemaps", positive, "N", "sitemaps in all, robots.txt not counted (100,000)"),
+    ("max_sitemaps_per_site", positive, "N", "sitemaps per source (20,000)"),
     ("max_entries", positive, "N", "URLs in all (100,000,000)"),
     ("max_total_bytes", size, "SIZE", "body bytes in all: 500M, 20G (16G)"),
+)
+
+
+# The per-document limits given as a count or a size, as the budgets are.
+_DOCUMENT_LIMITS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
+    ("max_bytes", size, "SIZE", "decompressed bytes: 500k, 100M; a larger one is cut (50M)"),
+    ("max_urls", positive, "N", "entries; more are reported, and read (50,000)"),
 )
 
 
@@ -205,7 +214,17 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         "--timeout",
         type=positive_duration,
         metavar="DURATION",
-        help=f"per request, body included: {DURATIONS} (300)",
+        help=f"per request, body included: {REQUEST_DURATIONS} (300)",
+    )
+    document = command.add_argument_group(
+        "limits of one document", "the protocol's; a document past one is reported"
+    )
+    for name, kind, metavar, text in _DOCUMENT_LIMITS:
+        document.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
+    document.add_argument(
+        "--cut-at-max-urls",
+        action="store_true",
+        help="stop reading a document at --max-urls entries (by default all are read)",
     )
     budgets = command.add_argument_group(
         "budgets of the run", "reaching one stops new work; what was read is kept"
@@ -215,7 +234,7 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         type=deadline,
         default=KEEP,
         metavar="DURATION",
-        help=f"the whole run: {DURATIONS}; none for no bound (1h)",
+        help=f"the whole run: {RUN_DURATIONS}; none for no bound (1h)",
     )
     for name, kind, metavar, text in _BUDGETS:
         budgets.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
@@ -269,8 +288,10 @@ def config(
         max_depth=args.max_depth,
         max_concurrency=args.concurrency,
         per_host=args.per_host,
-        **{name: getattr(args, name) for name, *_ in _BUDGETS},
+        **{name: getattr(args, name) for name, *_ in _BUDGETS + _DOCUMENT_LIMITS},
     )
+    if args.cut_at_max_urls:
+        limits = dataclasses.replace(limits, cut_at_max_urls=True)
     timeouts = _given(base.timeouts, request=args.timeout)
     if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)

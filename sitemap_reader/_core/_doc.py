@@ -7,10 +7,12 @@ broken generator must not bury its records under 50,000 Problems.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._base._config import Limits
 from .._base._models import Entry, Event, Problem, ProblemKind, SitemapRef
 from .._base._urls import has_scheme, is_http_url, is_reference, resolve
-from .._base._words import shorten
+from .._base._words import byte_size, plural, shorten
 
 # kind -> the words a tally message uses for it: for one, for more than one
 _TALLY_WORDS = {
@@ -157,7 +159,8 @@ class Document:
                 self.entries -= 1
                 self.fail(
                     ProblemKind.TOO_MANY_URLS,
-                    f"more than {self.limits.max_urls:,} entries: the document was cut there",
+                    f"more than {plural(self.limits.max_urls, 'entry', 'entries')}: the document "
+                    "was cut there",
                 )
                 return False
             if self.entries == self.limits.max_urls + 1:
@@ -170,12 +173,15 @@ class Document:
     def finish(self) -> None:
         """Report the tally, then the fatal problem if any (it stays the last event)."""
         self.ended = True
+        if self.fatal is not None and self.fatal.kind == ProblemKind.TOO_LARGE:
+            self._merge_too_many()
         for kind, (count, example) in self.tally.items():
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
+                read = "all were read" if self.fatal is None else "read up to where it ended"
                 message = (
                     f"{self.entries:,} entries, {excess:,} more than the limit of "
-                    f"{self.limits.max_urls:,} a sitemap may hold; all were read"
+                    f"{self.limits.max_urls:,} a sitemap may hold; {read}"
                 )
             else:
                 one, many = _TALLY_WORDS.get(kind, (kind, kind))
@@ -185,6 +191,19 @@ class Document:
         self.tally.clear()
         if self.fatal is not None:
             self.out.append(self.fatal)
+
+    def _merge_too_many(self) -> None:
+        """A document cut at its size after more entries than a sitemap may hold: one
+        Problem says both, as "all were read" beside "cut" would contradict it."""
+        if self.tally.pop(ProblemKind.TOO_MANY_URLS, None) is None:
+            return
+        assert self.fatal is not None
+        message = (
+            f"cut at {byte_size(self.limits.max_bytes)} (decompressed) after "
+            f"{plural(self.entries, 'entry', 'entries')}; the document lists more than the "
+            f"{plural(self.limits.max_urls, 'entry', 'entries')} a sitemap may hold"
+        )
+        self.fatal = replace(self.fatal, message=message)
 
     def take(self) -> list[Event]:
         out = self.out
