@@ -529,6 +529,36 @@ def test_scanner_takes_plain_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert entries(fast)[4].images == (Image("https://example.com/4.jpg"),)
 
 
+def test_scanner_checks_extension_namespaces_for_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Variants and look-alikes of the extensions' namespaces cost ordinary documents no
+    block: the real namespaces and an unrelated one (mobile) leave every block to the
+    scanner; a variant on the root leaves the document to expat, a look-alike its block."""
+    taken = _count_scanned(monkeypatch)
+    image = "<image:image><image:loc>https://example.com/i.jpg</image:loc></image:image>"
+    foo = "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>"
+
+    def doc(image_ns: str, *looks: int) -> bytes:
+        blocks = "".join(
+            f"<url><loc>https://example.com/{i}</loc>{image}{foo if i in looks else ''}</url>\n"
+            for i in range(6)
+        )
+        return (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{image_ns}" xmlns:foo="urn:foo" '
+            f'xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0">\n{blocks}</urlset>'
+        ).encode()
+
+    for data, scanned in (
+        (doc(IMAGE_NS), 6),
+        (doc(IMAGE_NS, 2, 4), 4),
+        (doc("https://www.google.com/schemas/sitemap-image/1.1"), 0),
+    ):
+        taken[0] = 0
+        fast = parse(data, fast=True)
+        assert taken[0] == scanned
+        assert fast == parse(data, fast=False)
+        assert all(e.images == (Image("https://example.com/i.jpg"),) for e in entries(fast))
+
+
 @pytest.mark.parametrize("codec", ["shift_jis", "utf-16-be"])
 def test_scanner_takes_transcoded_blocks(monkeypatch: pytest.MonkeyPatch, codec: str) -> None:
     """A document in another encoding reaches the scanner as UTF-8: its plain blocks are the
