@@ -172,14 +172,15 @@ class Document:
         self.out.append(event)
 
     def finish(self) -> None:
-        """Report the tally, then the fatal problem if any (it stays the last event)."""
+        """Report the extension namespace variants met, the tally, then the fatal problem
+        if any (it stays the last event)."""
         self.ended = True
         if self.variants:
             said = " and ".join(
                 f"{written!r}, not {real!r}" for written, real in self.variants.items()
             )
-            them = "them" if len(self.variants) > 1 else "it"
-            message = f"extension elements have the namespace {said}; read as {them} all the same"
+            ones = "ones" if len(self.variants) > 1 else "one"
+            message = f"extension elements have the namespace {said}; read as the real {ones}"
             self.out.append(Problem(ProblemKind.NAMESPACE, self.url, message))
             self.variants.clear()
         for kind, (count, example) in self.tally.items():
