@@ -210,6 +210,7 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<loc>https://example.com/<b>x</b></loc>",
                 # an extension's shape in another namespace (declared or not: see documents)
                 "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
+                "<image><loc>https://example.com/u.jpg</loc></image>",  # (the prefix forgotten)
                 '<foo:link rel="alternate" hreflang="de" href="https://example.com/de"/>',
                 # a variant declared where it is used
                 (

@@ -165,6 +165,12 @@ def test_the_real_namespaces_report_nothing(fast: bool) -> None:
             "<v:clip><v:title>T</v:title></v:clip>",
             "<clip> in the namespace 'https://www.google.com/schemas/sitemap-video/2.0'",
         ),
+        # an image with its prefix forgotten: in the sitemap's namespace
+        (
+            {},
+            "<image><loc>https://example.com/1.jpg</loc></image>",
+            "<image> in the namespace 'http://www.sitemaps.org/schemas/sitemap/0.9'",
+        ),
         # an hreflang link in an unknown namespace
         (
             {"h": "http://www.w3.org/1999/html"},

@@ -430,7 +430,8 @@ class BlockReader:
 
     def _child(self, m: re.Match[str], fields: dict[str, str], plan: list[tuple[Any, ...]]) -> None:
         """One child of the block: a field's value goes to ``fields``; an alternate (its
-        attributes) or a container (its fields) to ``plan``; anything else is ignored."""
+        attributes) or a container (its fields) to ``plan``; anything else is ignored but
+        what looks like an extension's element (``._extensions.lookalike``)."""
         key = self._key(m["a"])
         attrs = _attrs(m["aa"]) if m["aa"] else {}
         value = field_value(m["av"]) if m["av"] else ""
@@ -441,8 +442,6 @@ class BlockReader:
                 raise Odd  # markup inside a value
             fields[field] = value
             return
-        if not self._index and lookalike(*key, attrs):
-            raise Odd  # the exact path counts it (invalid-extension)
         spec = None if self._index else CONTAINERS.get(key)
         sub: dict[str, Any] = {}
         if inner:
@@ -450,8 +449,12 @@ class BlockReader:
                 self._walk(child, "b", spec.fields if spec is not None else None, sub)
         if spec is not None:
             plan.append((spec, sub))
-        elif key == ALTERNATE and not self._index:
+        elif self._index:
+            return
+        elif key == ALTERNATE:
             plan.append((ALTERNATE, attrs))
+        elif lookalike(*key, attrs):
+            raise Odd  # the exact path counts it (invalid-extension); nothing was built yet
 
     def _walk(
         self,

@@ -63,10 +63,12 @@ def kind_of(uri: str) -> int:
 
 def lookalike(kind: int, local: str, attrs: Mapping[str, str]) -> bool:
     """True for a child of a ``<url>`` in no extension's namespace that looks like one's:
-    an ``<x:image>``, ``<x:video>``, ``<x:news>``, an ``<x:link hreflang>``, or anything in
-    a namespace named like an extension's."""
+    an ``<x:image>``, ``<x:video>``, ``<x:news>``, an ``<x:link hreflang>`` (in another
+    namespace, or the sitemap's: the prefix forgotten), or anything in a namespace named
+    like an extension's."""
     return kind == LOOKALIKE or (
-        kind == OTHER and (local in _LOOKALIKE_LOCALS or (local == "link" and "hreflang" in attrs))
+        kind in (OTHER, CORE)
+        and (local in _LOOKALIKE_LOCALS or (local == "link" and "hreflang" in attrs))
     )
 
 
