@@ -7,6 +7,10 @@ which field of the record and how the record is built from the captured text. An
 
 A malformed value is left out of its record and counted (``invalid-extension``); the
 record itself is kept, except an image without its ``<image:loc>``.
+
+Each extension is known by its namespace, also as generators misspell it (``EXT_VARIANTS``:
+https, a trailing slash, the XHTML 1.1 schema's page): read as the real one, and reported.
+An element that only looks like an extension's (``lookalike``) is not read but counted.
 """
 
 from __future__ import annotations
