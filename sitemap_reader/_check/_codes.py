@@ -120,8 +120,10 @@ _TABLE = (
      "split the sitemap and list the parts in a sitemap index"),
     ("P303", "index-of-index", E, "a sitemap index names another index",
      "list the urlsets in the first index: indexes may not be nested"),
-    ("P304", "namespace", E, "the root has a wrong namespace or none (search engines refuse it)",
-     'write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root'),
+    ("P304", "namespace", E,
+     "the root or an extension has a wrong namespace or none (search engines refuse it)",
+     ('write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root, and each '
+      "extension's namespace exactly as its specification gives it")),
     ("P305", "not-well-formed", E, "the XML is not well-formed (often a bad escape)",
      "escape & as &amp; and < as &lt; in values; fix the XML at the line given"),
     ("P306", "loc-not-escaped", W, "URLs hold characters that must be percent-encoded",
@@ -191,8 +193,10 @@ _TABLE = (
      'add <xhtml:link rel="alternate" hreflang="x-default" href="..."/>'),
     ("X507", "hreflang-not-reciprocal", W, "a page's alternate does not name it back",
      "list the same set of alternates on every page of the set"),
-    ("X508", "invalid-extension", W, "extension values that are malformed (left out)",
-     "fix the dates, numbers and yes/no values of the extension"),
+    ("X508", "invalid-extension", W,
+     "extension values that are malformed, or elements in no extension's namespace (left out)",
+     ("fix the dates, numbers and yes/no values of the extension, and bind its prefix to the "
+      "extension's namespace")),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),

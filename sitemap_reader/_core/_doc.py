@@ -71,6 +71,7 @@ class Document:
         "resolve_relative",
         "tally",
         "url",
+        "variants",
     )
 
     def __init__(self, url: str, limits: Limits, resolve_relative: bool) -> None:
@@ -82,6 +83,9 @@ class Document:
         self.entries = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
+        # Extension namespaces read as the real one (as written -> the real one), in the
+        # order met: reported once, when the document ends, however many elements had them.
+        self.variants: dict[str, str] = {}
 
     def note(self, kind: ProblemKind, example: str) -> None:
         """Count one tolerated fault; the first example is kept for the message."""
@@ -171,10 +175,19 @@ class Document:
         self.out.append(event)
 
     def finish(self) -> None:
-        """Report the tally, then the fatal problem if any (it stays the last event)."""
+        """Report the extension namespace variants met, the tally, then the fatal problem
+        if any (it stays the last event)."""
         self.ended = True
         if self.fatal is not None and self.fatal.kind == ProblemKind.TOO_LARGE:
             self._merge_too_many()
+        if self.variants:
+            said = " and ".join(
+                f"{written!r}, not {real!r}" for written, real in self.variants.items()
+            )
+            ones = "ones" if len(self.variants) > 1 else "one"
+            message = f"extension elements have the namespace {said}; read as the real {ones}"
+            self.out.append(Problem(ProblemKind.NAMESPACE, self.url, message))
+            self.variants.clear()
         for kind, (count, example) in self.tally.items():
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls

@@ -319,6 +319,33 @@ async def test_a_site_wide_namespace_warning_is_said_once_with_its_count(
     assert summary(err).startswith("sitemap-reader: 6 URLs from 7 sitemaps, 7 problems, ")
 
 
+async def test_images_under_an_https_namespace_are_dumped_and_said_once(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three sitemaps whose image namespace is https: their images are in the output, and
+    stderr says so in one line for the three, naming the variant."""
+    https_image = "https://www.google.com/schemas/sitemap-image/1.1"
+    image = "<image:image><image:loc>{}</image:loc></image:image>"
+    s = await serve(aiohttp_server)
+    kids = [s.a(f"/{n}.xml") for n in range(3)]
+    s.add("/index.xml", xml(sitemapindex(*kids)))
+    for n in range(len(kids)):
+        block = f"<url><loc>{s.a(f'/p{n}')}</loc>{image.format(s.a(f'/i{n}.jpg'))}</url>"
+        body = f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{https_image}">{block}</urlset>'
+        s.add(f"/{n}.xml", xml(body))
+
+    args = ("dump", "--allow-private", "--concurrency", "1", "--format", "jsonl")
+    assert await cli(*args, s.a("/index.xml")) == 0
+
+    out, err = capsys.readouterr()
+    for n in range(len(kids)):
+        assert s.a(f"/i{n}.jpg") in out
+    said = [line for line in stderr_lines(err) if line.endswith("[namespace]")]
+    assert len(said) == 1
+    assert said[0].startswith(f"sitemap-reader: {kids[0]} and 2 other documents: extension ")
+    assert repr(https_image) in said[0]
+
+
 # -- progress ----------------------------------------------------------------------------------
 
 
