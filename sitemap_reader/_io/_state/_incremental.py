@@ -6,6 +6,9 @@ changed, and HTTP validators (``ETag`` / ``If-None-Match``, ``Last-Modified`` /
 
 The rules, per document named by URL (``url`` keys are normalised by the walk):
 
+* a document whose last read was not complete (recorded ``partial``: cut, truncated, or
+  not the format it was) is read again whole, without validators: the kept copy is
+  incomplete, so neither a 304 nor the same bytes could say it is unchanged;
 * a child whose index lastmod equals the one recorded at its last complete read is not
   fetched, unless its last check is older than ``max_age``: then it is asked conditionally;
 * every other fetch is conditional when a state is recorded; 304 means unchanged;
@@ -138,6 +141,10 @@ class Tracker:
             return FIRST_READ  # the change feed needs its entries: read them
         if self.guard is not None and self.guard.held(url):
             return FIRST_READ  # a shrink held back: only a whole read can confirm it
+        if state.status is not Status.OK:
+            # Its last read was cut (or proved nothing): what is kept is incomplete, so a 304
+            # or the same bytes would say nothing. Read whole, and its problem is said again.
+            return FIRST_READ
         fresh = (now() - state.checked_at).total_seconds() <= policy.max_age
         if fresh and lastmod is not None and lastmod == state.lastmod and self._trusts(root):
             self._seen(url, root, None)
