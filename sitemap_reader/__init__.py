@@ -33,6 +33,7 @@ from ._base._errors import (
     ParseError,
     SitemapReaderError,
     StateError,
+    StateLocked,
     TransportError,
     UnsafeXMLError,
 )
@@ -156,6 +157,7 @@ __all__ = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

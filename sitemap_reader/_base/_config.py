@@ -158,10 +158,15 @@ class Incremental:
     # changes hands them out again: a look (``tree --changes``) that takes nothing from the
     # feed a pipeline reads.
     peek: bool = False
+    # Seconds a run waits for another run holding the same state file to end; past it (and
+    # at once with 0) the reader raises StateLocked.
+    wait: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.max_age >= 0:
             raise ValueError("Incremental.max_age must not be negative")
+        if not self.wait >= 0:
+            raise ValueError("Incremental.wait must not be negative")
         if not isinstance(self.trust_lastmod, TrustLastmod):
             object.__setattr__(self, "trust_lastmod", TrustLastmod(self.trust_lastmod))
         if not 0 <= self.shrink_guard <= 1:

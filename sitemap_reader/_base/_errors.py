@@ -11,6 +11,7 @@
     │   ├── ContentEncodingError  a Content-Encoding that cannot be undone here
     │   └── AddressRefused    the SSRF guard: a host that resolves to a private address
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
+        └── StateLocked       another run holds the state file (pid)
 
 The core never raises these for remote content: it turns faults into a fatal
 :class:`~sitemap_reader.Problem`. Each class carries the :class:`ProblemKind` it is
@@ -134,6 +135,15 @@ class StateError(SitemapReaderError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+class StateLocked(StateError):
+    """Another run holds the state file: one run at a time per file. ``pid`` is the process
+    that holds it, as its lock file says (None when it could not be read)."""
+
+    def __init__(self, message: str, *, path: str, pid: int | None) -> None:
+        super().__init__(message, path=path)
+        self.pid = pid
 
 
 def kind_of(error: Exception) -> ProblemKind:

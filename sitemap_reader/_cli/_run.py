@@ -4,12 +4,14 @@ it, each batch of events handed to the command, and the run's counts returned fo
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 import sitemap_reader as sr
 
 from .._api._sync import run_blocking
 from .._base._gc import few_collections
+from .._io._state._lock import held
 from ._console import Console, Tally
 from ._options import open_state
 from ._signals import cancelled_by_sigterm
@@ -24,6 +26,15 @@ def run_walk(
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
     ``handle(batch, tally)`` for each batch of events as it comes."""
     state = open_state(args)
+    wait = config.incremental.wait
+    locked = None if state is None or not wait else held(state)
+    if locked is not None and not args.quiet:  # said before the wait, or it looks hung
+        who = "another run" if locked.pid is None else f"process {locked.pid}"
+        print(
+            f"sitemap-reader: the state file {state} is in use by {who}: waiting up to "
+            f"{wait:g}s for it to end",
+            file=sys.stderr,
+        )
 
     async def walk() -> Tally:
         tally = Tally()

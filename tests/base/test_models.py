@@ -183,6 +183,7 @@ PUBLIC_NAMES = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

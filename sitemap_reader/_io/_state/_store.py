@@ -142,6 +142,15 @@ def default_state_path() -> str:
     return os.path.join(base, "sitemap-reader", STATE_FILE_NAME)
 
 
+def file_of(state: StateStore | str | os.PathLike[str]) -> str | None:
+    """The file a run on ``state`` locks: a path, or a SQLite store's file (None: in memory,
+    or a store of the caller's own kind, which keeps its own rules)."""
+    path = os.fspath(state) if isinstance(state, (str, os.PathLike)) else None
+    if isinstance(state, SqliteStateStore):
+        path = state.path
+    return None if path in (None, ":memory:") else path
+
+
 def open_store(state: StateStore | str | os.PathLike[str]) -> tuple[StateStore, bool]:
     """A store for ``state``: a path opens a :class:`SqliteStateStore` (owned: True)."""
     if isinstance(state, (str, os.PathLike)):
