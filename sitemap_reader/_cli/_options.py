@@ -174,6 +174,14 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         "0 or off: no guard (0.5)",
     )
     command.add_argument(
+        "--recheck",
+        type=natural,
+        metavar="N",
+        help="with --state: per source, ask again (conditionally) N of the sitemaps that their "
+        "index lastmod would skip, the longest unchecked first, to catch an index whose "
+        "lastmods lie; 0: none (4)",
+    )
+    command.add_argument(
         "--wait",
         type=duration,
         metavar="DURATION",
@@ -303,14 +311,16 @@ def config(
         trust_lastmod=args.trust_lastmod,
         shrink_guard=args.shrink_guard,
         wait=args.wait,
+        recheck=args.recheck,
     )
     settings["incremental"] = dataclasses.replace(
         incremental, read_all=args.all, changes=changes, peek=peek
     )
-    tuned = (args.trust_lastmod, args.shrink_guard, args.wait) != (None, None, None)
+    tuned = {args.trust_lastmod, args.shrink_guard, args.wait, args.recheck} != {None}
     if args.state is None and (args.all or args.max_age is not None or changes or tuned):
         raise UsageError(
-            "--all, --max-age, --changes, --trust-lastmod, --shrink-guard and --wait need --state"
+            "--all, --max-age, --changes, --trust-lastmod, --shrink-guard, --recheck and --wait "
+            "need --state"
         )
     return dataclasses.replace(base, **settings)
 

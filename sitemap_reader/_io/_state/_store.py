@@ -104,6 +104,9 @@ class LedgerStore(StateStore, Protocol):
     def begin_source(self, source: str, url: str) -> int:
         """Note the documents ``source`` (first document ``url``) holds; its URLs listed."""
 
+    def oldest_under(self, url: str, limit: int) -> list[str]:
+        """Up to ``limit`` skippable documents below ``url``, the longest unchecked first."""
+
     def hold_removals(self, source: str) -> int:
         """Hold back the pending removals of what ``source`` held at :meth:`begin_source`."""
 
