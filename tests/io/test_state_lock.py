@@ -168,7 +168,13 @@ async def test_the_library_raises_state_locked_and_waits_when_told(tmp_path: Pat
             await asyncio.sleep(0)
         assert not second.done()
     reader = await asyncio.wait_for(second, timeout=60)
-    await reader.aclose()
+    try:
+        brief = ReaderConfig(allow_private=True, incremental=Incremental(wait=0.2))
+        with pytest.raises(StateLocked):  # waited its while, then refused
+            async with SitemapReader(brief, state=path):
+                pass
+    finally:
+        await reader.aclose()
 
     async with SitemapReader(FAST, state=":memory:"), SitemapReader(FAST, state=":memory:"):
         pass
