@@ -27,6 +27,7 @@ from sitemap_reader import (
     StateError,
     StateLocked,
 )
+from sitemap_reader._io._state._kept import KeptEntries
 from tests.support.cli import run_cli
 from tests.support.http_site import (
     FAST,
@@ -158,6 +159,9 @@ async def test_the_library_raises_state_locked_and_waits_when_told(tmp_path: Pat
         try:
             with pytest.raises(StateLocked):
                 async with SitemapReader(FAST, state=store):
+                    pass
+            with pytest.raises(StateLocked):  # as the Scrapy spider wraps it
+                async with SitemapReader(FAST, state=KeptEntries(store)):
                     pass
         finally:
             store.close()

@@ -148,6 +148,10 @@ def default_state_path() -> str:
 def file_of(state: StateStore | str | os.PathLike[str]) -> str | None:
     """The file a run on ``state`` locks: a path, or a SQLite store's file (None: in memory,
     or a store of the caller's own kind, which keeps its own rules)."""
+    from ._kept import KeptEntries  # here: it imports this module
+
+    if isinstance(state, KeptEntries):  # the Scrapy spider's wrapper: its store's file
+        state = state.store
     path = os.fspath(state) if isinstance(state, (str, os.PathLike)) else None
     if isinstance(state, SqliteStateStore):
         path = state.path
