@@ -9,9 +9,9 @@ import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import ProblemKind, SqliteStateStore, Status
-from tests.io.test_incremental import Validated, run
 from tests.support.cli import cli
 from tests.support.http_site import serve, sitemapindex, urlset, xml
+from tests.support.incremental import Validated, run
 
 
 def cut(body: str) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import SqliteStateStore, Status, Trust
-from tests.io.test_incremental import Validated, run
 from tests.support.http_site import Served, serve, sitemapindex, urlset, xml
+from tests.support.incremental import Validated, run
 
 CHILDREN = 6
 
