@@ -4,6 +4,8 @@ it, each batch of events handed to the command, and the run's counts returned fo
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import sys
 from collections.abc import Callable
 
@@ -11,7 +13,6 @@ import sitemap_reader as sr
 
 from .._api._sync import run_blocking
 from .._base._gc import few_collections
-from .._io._state._lock import held
 from ._console import Console, Tally
 from ._options import open_state
 from ._signals import cancelled_by_sigterm
@@ -26,20 +27,12 @@ def run_walk(
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
     ``handle(batch, tally)`` for each batch of events as it comes."""
     state = open_state(args)
-    wait = config.incremental.wait
-    locked = None if state is None or not wait else held(state)
-    if locked is not None and not args.quiet:  # said before the wait, or it looks hung
-        who = "another run" if locked.pid is None else f"process {locked.pid}"
-        print(
-            f"sitemap-reader: the state file {state} is in use by {who}: waiting up to "
-            f"{wait:g}s for it to end",
-            file=sys.stderr,
-        )
 
     async def walk() -> Tally:
         tally = Tally()
         with cancelled_by_sigterm():
-            async with sr.SitemapReader(config, state=state) as reader:
+            async with contextlib.AsyncExitStack() as stack:
+                reader = await _entered(stack, config, state, args.quiet)
                 console.start(reader)
                 done = 0  # documents finished
                 try:
@@ -55,3 +48,26 @@ def run_walk(
 
     with few_collections() as document_done:  # the process is ours: its collector is tuned
         return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")
+
+
+async def _entered(
+    stack: contextlib.AsyncExitStack, config: sr.ReaderConfig, state: str | None, quiet: bool
+) -> sr.SitemapReader:
+    """The run's reader, entered. Told to wait for another run holding the state file, it
+    says so before it waits (else it looks hung)."""
+    wait = config.incremental.wait
+    if state is not None and wait:
+        at_once = dataclasses.replace(config.incremental, wait=0.0)
+        try:
+            return await stack.enter_async_context(
+                sr.SitemapReader(dataclasses.replace(config, incremental=at_once), state=state)
+            )
+        except sr.StateLocked as locked:
+            if not quiet:
+                who = "another run" if locked.pid is None else f"process {locked.pid}"
+                print(
+                    f"sitemap-reader: the state file {state} is in use by {who}: waiting up "
+                    f"to {wait:g}s for it to end",
+                    file=sys.stderr,
+                )
+    return await stack.enter_async_context(sr.SitemapReader(config, state=state))

@@ -61,15 +61,6 @@ async def hold(state_path: str, wait: float = 0.0) -> RunLock:
     return got
 
 
-def held(state_path: str) -> StateLocked | None:
-    """Whether another run holds ``state_path`` now (what refusing it would say), or None."""
-    got = _attempt(state_path)
-    if isinstance(got, StateLocked):
-        return got
-    got.release()
-    return None
-
-
 def _attempt(state_path: str) -> RunLock | StateLocked:
     """The lock, or what refusing it says (returned: waiting tries again)."""
     path = lock_path(state_path)
