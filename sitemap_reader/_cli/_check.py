@@ -83,7 +83,9 @@ def register(commands: _options.Commands) -> None:
         "(V406); everything is read again",
     )
     _options.add_reading_options(check)
-    check.set_defaults(all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
+    check.set_defaults(
+        all=False, max_age=None, trust_lastmod=None, shrink_guard=None, wait=None, recheck=None
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -133,7 +133,7 @@ def _site_lines(path: str) -> list[str]:
 
 
 def add_state_options(command: argparse.ArgumentParser) -> None:
-    """--state, --all, --max-age, --changes, --trust-lastmod, --shrink-guard: incremental runs."""
+    """--state and the options of incremental runs (--all, --max-age, --changes, ...)."""
     command.add_argument(
         "--state",
         nargs="?",
@@ -175,6 +175,21 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         help="with --changes: a sitemap or source listing fewer than SHARE of the URLs of its "
         "last complete read holds its removals back until a later run sees the same; "
         "0 or off: no guard (0.5)",
+    )
+    command.add_argument(
+        "--recheck",
+        type=natural,
+        metavar="N",
+        help="with --state: per source, ask again (conditionally) N of the sitemaps that their "
+        "index lastmod would skip, the longest unchecked first, to catch an index whose "
+        "lastmods lie; 0: none (4)",
+    )
+    command.add_argument(
+        "--wait",
+        type=duration,
+        metavar="DURATION",
+        help="with --state: when another run holds the state file, wait up to DURATION for "
+        f"it to end instead of exiting 2 at once: {DURATIONS}",
     )
 
 
@@ -315,14 +330,17 @@ def config(
         max_age=args.max_age,
         trust_lastmod=args.trust_lastmod,
         shrink_guard=args.shrink_guard,
+        wait=args.wait,
+        recheck=args.recheck,
     )
     settings["incremental"] = dataclasses.replace(
         incremental, read_all=args.all, changes=changes, peek=peek
     )
-    tuned = args.trust_lastmod is not None or args.shrink_guard is not None
+    tuned = {args.trust_lastmod, args.shrink_guard, args.wait, args.recheck} != {None}
     if args.state is None and (args.all or args.max_age is not None or changes or tuned):
         raise UsageError(
-            "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
+            "--all, --max-age, --changes, --trust-lastmod, --shrink-guard, --recheck and --wait "
+            "need --state"
         )
     return dataclasses.replace(base, **settings)
 

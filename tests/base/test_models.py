@@ -185,6 +185,7 @@ PUBLIC_NAMES = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

@@ -110,6 +110,12 @@ options:
   --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
                         of its last complete read holds its removals back until a later run sees
                         the same; 0 or off: no guard (0.5)
+  --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
+                        their index lastmod would skip, the longest unchecked first, to catch an
+                        index whose lastmods lie; 0: none (4)
+  --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
+                        for it to end instead of exiting 2 at once: 90s, 30m, 1h, 7d, 2w or plain
+                        seconds
 
 limits of one document:
   the protocol's; a document past one is reported
@@ -193,6 +199,12 @@ options:
   --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
                         of its last complete read holds its removals back until a later run sees
                         the same; 0 or off: no guard (0.5)
+  --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
+                        their index lastmod would skip, the longest unchecked first, to catch an
+                        index whose lastmods lie; 0: none (4)
+  --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
+                        for it to end instead of exiting 2 at once: 90s, 30m, 1h, 7d, 2w or plain
+                        seconds
 
 limits of one document:
   the protocol's; a document past one is reported
