@@ -27,6 +27,7 @@ from ._values import (
     positive_duration,
     share,
     size,
+    wait,
 )
 
 # The subparsers each command registers itself in.
@@ -186,10 +187,10 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--wait",
-        type=duration,
+        type=wait,
         metavar="DURATION",
         help="with --state: when another run holds the state file, wait up to DURATION for "
-        f"it to end instead of exiting 2 at once: {DURATIONS}",
+        f"it to end instead of exiting 2 at once: {RUN_DURATIONS}",
     )
 
 

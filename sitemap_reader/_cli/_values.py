@@ -88,6 +88,11 @@ def age(text: str) -> float:
     return _duration(text, AGE_DURATIONS)
 
 
+def wait(text: str) -> float:
+    """How long to wait for another run's state file (--wait): minutes to hours."""
+    return _duration(text, RUN_DURATIONS)
+
+
 def positive_duration(text: str) -> float:
     """A positive bound of one request (--timeout, --slow): seconds to minutes."""
     value = _duration(text, REQUEST_DURATIONS)

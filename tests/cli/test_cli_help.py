@@ -114,8 +114,7 @@ options:
                         their index lastmod would skip, the longest unchecked first, to catch an
                         index whose lastmods lie; 0: none (4)
   --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
-                        for it to end instead of exiting 2 at once: 90s, 30m, 1h, 7d, 2w or plain
-                        seconds
+                        for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
 
 limits of one document:
   the protocol's; a document past one is reported
@@ -203,8 +202,7 @@ options:
                         their index lastmod would skip, the longest unchecked first, to catch an
                         index whose lastmods lie; 0: none (4)
   --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
-                        for it to end instead of exiting 2 at once: 90s, 30m, 1h, 7d, 2w or plain
-                        seconds
+                        for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
 
 limits of one document:
   the protocol's; a document past one is reported
