@@ -160,6 +160,9 @@ _TABLE = (
     ("P324", "empty-sitemap", W, "a sitemap lists no URL",
      "remove the empty sitemap, or fill it"),
     ("P325", "unreadable", E, "a local file cannot be read", "check the path"),
+    ("P326", "merge-conflict", E, "git merge-conflict markers left in the file",
+     ("resolve the conflict: keep one side and delete the <<<<<<<, ======= and >>>>>>> "
+      "lines, then regenerate the sitemap rather than merging it")),
     # -- values
     ("V401", "invalid-lastmod", W, "lastmod values that are no W3C datetime",
      "write lastmod as YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00"),
@@ -190,6 +193,9 @@ _TABLE = (
      "list the same set of alternates on every page of the set"),
     ("X508", "invalid-extension", W, "extension values that are malformed (left out)",
      "fix the dates, numbers and yes/no values of the extension"),
+    ("X509", "hreflang-invalid", W, "hreflang values that are no BCP 47 language tag",
+     ("write an ISO 639 language code (en, de), optionally with a script or region "
+      "(zh-Hant, en-GB), or x-default")),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),
@@ -210,4 +216,12 @@ def finding(
     ends with what to change."""
     code = BY_NAME[name]
     text = f"{message.rstrip('.')}. Fix: {code.fix}."
-    return Finding(code.code, code.name, code.severity, url, text, line, count)
+    return Finding(
+        code=code.code,
+        name=code.name,
+        severity=code.severity,
+        url=url,
+        message=text,
+        line=line,
+        count=count,
+    )

@@ -42,7 +42,9 @@ def test_the_readme_table_lists_every_kind_and_no_other() -> None:
 
 
 def test_a_kind_reads_as_its_word() -> None:
-    problem = Problem(ProblemKind.NOT_WELL_FORMED, "https://example.com/s.xml", "bad")
+    problem = Problem(
+        kind=ProblemKind.NOT_WELL_FORMED, url="https://example.com/s.xml", message="bad"
+    )
     assert problem.kind == "not-well-formed"
     assert str(problem) == "https://example.com/s.xml: bad [not-well-formed]"
     assert f"{problem.kind}" == "not-well-formed"
@@ -67,3 +69,24 @@ def test_a_kind_reads_as_its_word() -> None:
 )
 def test_each_exception_carries_its_kind(error: Exception, kind: ProblemKind) -> None:
     assert kind_of(error) is kind
+
+
+def test_a_problem_is_built_by_keyword_and_carries_its_facts() -> None:
+    """Fields are keyword-only; line, column, count and example are data, not text, and
+    str() still says what it always said."""
+    with pytest.raises(TypeError):
+        Problem(ProblemKind.NOT_WELL_FORMED, "u", "bad")  # type: ignore[misc]
+    problem = Problem(
+        kind=ProblemKind.INVALID_LASTMOD,
+        url="https://example.com/s.xml",
+        message="2 lastmod values were not dates and were left out (first: 'soon')",
+        count=2,
+        example="'soon'",
+    )
+    assert (problem.line, problem.column, problem.count, problem.example) == (
+        None,
+        None,
+        2,
+        "'soon'",
+    )
+    assert str(problem) == f"https://example.com/s.xml: {problem.message} [invalid-lastmod]"

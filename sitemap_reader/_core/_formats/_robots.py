@@ -67,19 +67,21 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
                 if url is not None:
                     problems.append(
                         Problem(
-                            ProblemKind.RELATIVE_LOC_RESOLVED,
-                            robots_url,
-                            f"line {number}: the relative Sitemap value {shorten(value)} "
+                            kind=ProblemKind.RELATIVE_LOC_RESOLVED,
+                            url=robots_url,
+                            message=f"line {number}: the relative Sitemap value {shorten(value)} "
                             f"was resolved to {url}",
+                            line=number,
                         )
                     )
             if url is None:
                 problems.append(
                     Problem(
-                        ProblemKind.INVALID_LOC,
-                        robots_url,
-                        f"line {number}: the Sitemap value {shorten(value)} is not an "
+                        kind=ProblemKind.INVALID_LOC,
+                        url=robots_url,
+                        message=f"line {number}: the Sitemap value {shorten(value)} is not an "
                         "http(s) URL and was skipped",
+                        line=number,
                     )
                 )
                 continue

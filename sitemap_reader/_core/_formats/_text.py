@@ -81,7 +81,7 @@ class TextHandler:
             doc.tally.clear()  # what each line was is noise once the whole is no sitemap
             doc.fail(
                 ProblemKind.UNKNOWN_FORMAT,
-                f"not a sitemap: not XML, and none of its {self._lines:,} lines is a URL",
+                f"the document is not XML, and none of its {self._lines:,} lines is a URL",
             )
 
     def abort(self) -> None:

@@ -6,7 +6,7 @@ which field of the record and how the record is built from the captured text. An
 ``<xhtml:link rel="alternate">`` is one empty element: ``alternate`` reads its attributes.
 
 A malformed value is left out of its record and counted (``invalid-extension``); the
-record itself is kept, except an image without its ``<image:loc>``.
+record itself is kept, except an image without its ``<image:loc>`` (``image-missing-loc``).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def _image(sub: dict[str, Any], doc: Document) -> Image | None:
     # Built by hand: a quarter of the entries of a large WordPress sitemap carry images.
     loc = sub.get("loc")
     if not loc:
-        doc.note(ProblemKind.INVALID_EXTENSION, "an <image:image> without <image:loc>")
+        doc.note(ProblemKind.IMAGE_MISSING_LOC, "an <image:image> without <image:loc>")
         return None
     return Image(
         loc,

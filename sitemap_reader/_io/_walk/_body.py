@@ -383,7 +383,9 @@ class SitemapBody:
                 status = Status.MISSING
             else:
                 status = self._cut_status()
-                problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
+                problem = Problem(
+                    kind=kind_of(error), url=error.url or job.url, message=str(error), fatal=True
+                )
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
                     error.kind, job.url, job.root

@@ -162,4 +162,6 @@ class Frontier:
             ProblemKind.MAX_TOTAL_BYTES: f"the run's budget of {limits.max_total_bytes:,} body bytes "
             "is spent",
         }[kind]
-        return Problem(kind, url, f"{why}: this and further documents are not read")
+        return Problem(
+            kind=kind, url=url, message=f"{why}: this and further documents are not read"
+        )
