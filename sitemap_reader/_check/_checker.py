@@ -123,7 +123,10 @@ class CheckOptions:
 
     def lint(self) -> LintOptions:
         return LintOptions(
-            self.max_doc_urls, self.max_tracked_urls, self.max_hreflang_pages, self.now
+            max_doc_urls=self.max_doc_urls,
+            max_tracked_urls=self.max_tracked_urls,
+            max_hreflang_pages=self.max_hreflang_pages,
+            now=self.now,
         )
 
 

@@ -205,7 +205,10 @@ _TABLE = (
 )
 # fmt: on
 
-CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}
+CODES: dict[str, Code] = {
+    code: Code(code=code, name=name, severity=severity, summary=summary, fix=fix)
+    for code, name, severity, summary, fix in _TABLE
+}
 BY_NAME: dict[str, Code] = {code.name: code for code in CODES.values()}
 
 

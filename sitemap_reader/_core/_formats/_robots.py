@@ -88,5 +88,5 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
         if url is None or url in seen:
             continue
         seen.add(url)
-        refs.append(SitemapRef(url, None, robots_url))
+        refs.append(SitemapRef(loc=url, lastmod=None, source=robots_url))
     return RobotsSitemaps(tuple(refs), tuple(problems))

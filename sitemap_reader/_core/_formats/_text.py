@@ -107,4 +107,6 @@ class TextHandler:
         loc = doc.check_loc(text)
         if loc is None or not doc.count_entry():
             return
-        doc.out.append(Entry(loc, None, None, None, doc.url))
+        doc.out.append(
+            Entry(loc=loc, lastmod=None, changefreq=None, priority=None, sitemap=doc.url)
+        )

@@ -138,7 +138,7 @@ def _video(sub: dict[str, Any], doc: Document) -> Video:
 
 
 def _news(sub: dict[str, Any], doc: Document) -> News:
-    return News(*[convert(sub.get(name), doc) for name, convert in _NEWS_VALUES])
+    return News(**{name: convert(sub.get(name), doc) for name, convert in _NEWS_VALUES})
 
 
 CONTAINERS: dict[tuple[int, str], Container] = {

@@ -114,7 +114,9 @@ class ShrinkGuard:
             )
         if not shrunk:
             return None
-        hold = Hold(scope, url, base, now, at or datetime.now(timezone.utc))
+        hold = Hold(
+            scope=scope, url=url, before=base, now=now, since=at or datetime.now(timezone.utc)
+        )
         self.ledger.hold(hold)
         self._held[(scope, url)] = hold
         return Problem(

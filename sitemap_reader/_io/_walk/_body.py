@@ -451,4 +451,4 @@ class BytesBody:
 
 def recorded(ref: SitemapRef) -> SitemapRef:
     """A child as the store keeps it: under its dedupe key, which is the store's key too."""
-    return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
+    return SitemapRef(loc=normalise(ref.loc), lastmod=ref.lastmod, source=ref.source)
