@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from yarl import URL
@@ -254,6 +254,11 @@ class Checker:
             if problem.kind in _STREAM_ONLY:
                 continue
             name = _ROBOTS_CODES.get(problem.kind) or KIND_CODES.get(problem.kind, "other")
+            if problem.line is not None:
+                # A robots.txt's problems start with their line, which the finding carries.
+                problem = replace(
+                    problem, message=problem.message.removeprefix(f"line {problem.line}: ")
+                )
             yield _from_problem(problem, url, name)
 
     def _named_by_robots(self, report: SitemapVisited) -> bool:
