@@ -70,6 +70,7 @@ class ExpatDriver:
 
     __slots__ = (
         "_backlog",
+        "_before",
         "_doc",
         "_fed",
         "_held",
@@ -91,6 +92,7 @@ class ExpatDriver:
         self._held = 0  # bytes of an unfinished token expat held after the last Parse()
         self._backlog = bytearray()  # input held back from expat meanwhile (see parse)
         self._piece = b""  # the last input given to expat: where its fault is looked at
+        self._before = b""  # the last byte of the input before it
         self.conflict = False  # expat's fault is a git merge-conflict marker
 
     def parse(self, data: bytes, final: bool) -> None:
@@ -117,13 +119,13 @@ class ExpatDriver:
             room = _TOKEN_CHECK - (self._fed + self.shift) % _TOKEN_CHECK
             if len(data) < room:
                 self._fed += len(data)
-                self._piece = data
+                self._before, self._piece = self._piece[-1:], data
                 parser.Parse(data, final)
                 self._held = self._fed - parser.CurrentByteIndex
                 return
             piece, data = data[:room], data[room:]
             self._fed += room
-            self._piece = piece
+            self._before, self._piece = self._piece[-1:], piece
             parser.Parse(piece, final and not data)
             held = self._held = self._fed - parser.CurrentByteIndex
             limit = self._doc.limits.max_token_bytes
@@ -138,15 +140,16 @@ class ExpatDriver:
 
     def _at_conflict_marker(self) -> bool:
         """Whether expat's fault is a line git wrote for a merge conflict ("<<<<<<< HEAD"):
-        a line that starts with "<<", where expat stops at the second "<", and as much of
-        the marker as was fed (a small chunk may end before its seven "<")."""
+        a line that starts with "<<", where expat stops at the second "<". Only those two
+        bytes are looked at, so the verdict is the same however the input was split (the
+        rest of the marker may not have come yet); "<<" opens no line of well-formed XML."""
         parser = self.parser
         piece = self._piece
         at = parser.ErrorByteIndex - (self._fed - len(piece))
         if parser.ErrorColumnNumber != 1 or not 0 <= at < len(piece):
             return False
-        seen = piece[at : at + len(CONFLICT_MARKER) - 1]
-        return CONFLICT_MARKER.startswith(seen)
+        first = piece[at - 1 : at] if at else self._before
+        return first + piece[at : at + 1] == b"<<"
 
     @property
     def taken(self) -> int:
@@ -200,10 +203,6 @@ def _make_parser() -> Any:
     p.UnparsedEntityDeclHandler = _forbid_unparsed
     p.ExternalEntityRefHandler = _forbid_external
     return p
-
-
-# The first line of a conflict git leaves in a file (then "=======", then ">>>>>>> theirs").
-CONFLICT_MARKER = b"<<<<<<<"
 
 
 def exc_text(exc: pyexpat.ExpatError) -> str:
