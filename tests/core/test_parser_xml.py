@@ -597,7 +597,7 @@ def test_malformed_extension_values_are_left_out_and_tallied(fast: bool) -> None
     assert (bad.count, bad.example) == (3, "number 'ten minutes'")
     assert bad.message.startswith("3 ")
     image = problem(events, "image-missing-loc")
-    assert (image.count, image.example) == (1, "an <image:image> without <image:loc>")
+    assert (image.count, image.example) == (1, "caption 'no loc'")
 
 
 def test_extension_elements_in_another_namespace_are_ignored(fast: bool) -> None:

@@ -117,11 +117,16 @@ _NEWS_VALUES: tuple[tuple[str, Convert], ...] = (
 )
 
 
+_NAMED_BY = ("title", "caption", "license", "geo_location")
+
+
 def _image(sub: dict[str, Any], doc: Document) -> Image | None:
     # Built by hand: a quarter of the entries of a large WordPress sitemap carry images.
     loc = sub.get("loc")
     if not loc:
-        doc.note(ProblemKind.IMAGE_MISSING_LOC, "an <image:image> without <image:loc>")
+        # The example says which image: by what it does hold.
+        said = next((f"{name} {shorten(sub[name])}" for name in _NAMED_BY if sub.get(name)), None)
+        doc.note(ProblemKind.IMAGE_MISSING_LOC, said or "one with no title or caption")
         return None
     return Image(
         loc,
