@@ -1,4 +1,4 @@
-"""The attacks of the README's hostile-server table (``bench_hostile.py`` runs them), each
+"""The attacks of the hostile-server table of docs/safety.md (``bench_hostile.py`` runs them), each
 with the outcome its row states, as a check that raises :class:`Broken` when it does not hold.
 
 A :class:`Row` is a line of the table; its attacks (one, or several whose figures the row

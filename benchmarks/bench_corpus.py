@@ -2,7 +2,7 @@
 
     python benchmarks/bench_corpus.py [--repeat R] [--chunk BYTES] [--json FILE]
 
-The corpus is ``../shared/corpus`` next to the repository (as the tests find it), or
+The corpus directory is ``../shared/corpus`` next to the repository (as the tests find it), or
 ``$SITEMAP_READER_CORPUS``. Every file is read into memory first; each reader then parses
 all of them, best of R passes, in this one process (both readers alike):
 

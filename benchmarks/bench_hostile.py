@@ -1,4 +1,4 @@
-"""The README's hostile-server table, measured and checked: every attack it lists is run
+"""The hostile-server table of docs/safety.md, measured and checked: every attack it lists is run
 against the hostile server of the tests (``tests/support/hostile.py``, aiohttp on 127.0.0.1, in this
 process and loop), and every outcome the table states is asserted.
 
@@ -9,7 +9,7 @@ Each attack runs on a new server with a new reader. Its run time is the median o
 repeats, its memory the highest tracemalloc peak (the server's allocations included: the
 hostile handlers write pieces of at most 64 KiB). Every repeat must end within the attack's
 time bound and stay under its memory bound (16 MiB for one document in flight, 32 MiB for
-four), and show the outcome of its row. The table is printed as markdown, as README.md gives
+four), and show the outcome of its row. The table is printed as markdown, as docs/safety.md gives
 it; a broken outcome is printed after it and the exit status is 1.
 """
 

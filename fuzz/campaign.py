@@ -16,7 +16,7 @@ pass every invariant before a campaign starts.
 
 The record also says what the figures are quoted for: the ``commit`` checked out (and whether
 ``sitemap_reader/`` or ``fuzz/`` differed from it: ``dirty``), the ``seed_pool`` (seed inputs,
-and whether the shared corpus was among them), the ``peak_rss_mb`` of the largest fuzzing
+and whether the corpus was among them), the ``peak_rss_mb`` of the largest fuzzing
 process, and ``checks``: how many of the inputs the harness counted got each read of
 ``harness.Outcome.runs`` (the child writes its tallies every ``PROGRESS_EVERY`` inputs, so
 they cover all but the last few thousand).

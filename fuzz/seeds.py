@@ -1,4 +1,4 @@
-"""The seed inputs: real sitemaps from ../shared/corpus, the test fixtures, and a few made here.
+"""The seed inputs: real sitemaps from the corpus directory, the test fixtures, and a few made here.
 
 Seeds are cut to ``SEED_LEN`` (the head of a file: its prolog and first records, and its
 tail behind the same head), gunzipped (the header can gzip them again), and half of them
@@ -115,7 +115,7 @@ _HOSTS = re.compile(rb"(?<![\"'])https?://[^/\s<\"']+/?")
 
 
 def corpus_docs() -> list[bytes]:
-    """Documents from the shared corpus (empty when it is not checked out)."""
+    """Documents from the corpus directory (empty when it is not checked out)."""
     if not (CORPUS / "MANIFEST.tsv").is_file():
         return []
     room = SEED_LEN - HEADER

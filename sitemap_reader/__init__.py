@@ -27,14 +27,18 @@ from ._base._config import (
 )
 from ._base._errors import (
     AddressRefused,
+    ContentEncodingError,
     FetchError,
     HTTPStatusError,
     LimitExceeded,
     ParseError,
+    RedirectError,
     SitemapReaderError,
     StateError,
     TransportError,
     UnsafeXMLError,
+    WorkerLost,
+    raise_for_problem,
 )
 from ._base._models import (
     Alternate,
@@ -56,6 +60,7 @@ from ._base._models import (
     Trust,
     Video,
 )
+from ._base._run import Batch, Progress
 from ._check._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
@@ -68,7 +73,6 @@ if _typing.TYPE_CHECKING:
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
-    from ._io._walk._outbox import Batch, Progress
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -84,12 +88,10 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
-    "Batch": "._io._walk._outbox",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
     "ParquetSink": "._output._table",
-    "Progress": "._io._walk._outbox",
     "SitemapReader": "._api._reader",
     "check_sync": "._api._sync",
     "collect_urls_sync": "._api._sync",
@@ -124,6 +126,7 @@ __all__ = [
     "CheckOptions",
     "Checker",
     "Code",
+    "ContentEncodingError",
     "Entry",
     "EntryChange",
     "Event",
@@ -145,6 +148,7 @@ __all__ = [
     "ProblemKind",
     "Progress",
     "ReaderConfig",
+    "RedirectError",
     "RetryPolicy",
     "ScopePolicy",
     "Severity",
@@ -165,6 +169,7 @@ __all__ = [
     "TrustLastmod",
     "UnsafeXMLError",
     "Video",
+    "WorkerLost",
     "__version__",
     "check_sync",
     "collect_urls_sync",
@@ -177,6 +182,7 @@ __all__ = [
     "entry_to_dict",
     "parse_datetime",
     "problem_schema",
+    "raise_for_problem",
     "read_dataframe",
     "read_dataframe_sync",
     "table_to_dataframe",

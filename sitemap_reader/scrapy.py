@@ -88,7 +88,7 @@ class SitemapReaderSpider(Spider):
         sitemap_rules: ``(regex, callback)`` pairs; a page gets the callback (a method name
             or a callable) of the first regex found in its URL, and no request without one.
         sitemap_follow: regexes on sitemap URLs: a sitemap an index named whose URL matches
-            none of them gives no requests (it is read all the same: see the README).
+            none of them gives no requests (it is read all the same: see docs/scrapy.md).
         sitemap_alternate_links: also request each entry's hreflang alternates.
         sitemap_config: the :class:`~sitemap_reader.ReaderConfig` (scope, limits, timeouts,
             retries, the SSRF guard); by default the defaults, with Scrapy's ``USER_AGENT``.

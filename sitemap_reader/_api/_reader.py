@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, cast
 
 from .._base._config import DEFAULT_CONFIG, ReaderConfig
 from .._base._models import Entry, Event
+from .._base._run import Batch, Progress
 from .._base._sources import check_source, is_url
 from .._core._walk._jobs import Leaf
 from .._io._http._guard import Guard
 from .._io._http._network import LazyFetcher
 from .._io._state._incremental import feed_store
 from .._io._state._store import StateStore, open_store
-from .._io._walk._outbox import Batch, Progress
 from .._io._walk._walker import Walk
 
 if TYPE_CHECKING:
@@ -228,8 +228,8 @@ class SitemapReader:
     async def check(
         self, *sources: Source, checker: Checker | None = None
     ) -> AsyncGenerator[Finding, None]:
-        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see the
-        README's "check"): each as soon as it is known, those that need the whole run
+        """What is wrong with the sources' sitemaps, as :class:`Finding` records (see
+        docs/check.md): each as soon as it is known, those that need the whole run
         (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
         :class:`Checker` to set its options and keep what it gathered for a report."""
         if checker is None:

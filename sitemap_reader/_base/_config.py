@@ -1,4 +1,5 @@
-"""Frozen configuration: limits, timeouts, retries, scope. A leaf module.
+"""Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
+:mod:`._sources` (``base_url`` is checked as a source is), which imports nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -20,7 +21,7 @@ MAX_LOC_LENGTH = 2_048
 
 
 class ScopePolicy(str, enum.Enum):
-    """Which page URLs a sitemap may vouch for (PROTOCOL.md, "Where URLs are valid")."""
+    """Which page URLs a sitemap may vouch for (docs/configuration.md, "Which URLs are kept")."""
 
     STRICT = "strict"  # sitemaps.org location rule, plus robots.txt vouching / cross-submission
     HOST = "host"  # same host (any scheme, port or folder)

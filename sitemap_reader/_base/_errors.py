@@ -1,28 +1,33 @@
 """The exception tree. Programmer mistakes raise ValueError/TypeError/RuntimeError instead.
 
-    SitemapReaderError
+    SitemapReaderError        anything else a problem names (no-sitemap, cycle, ...)
     ├── ParseError            bad remote content (url, line, offset where known)
-    │   └── UnsafeXMLError    a DTD entity or external reference (defusedxml's refusal)
+    │   ├── UnsafeXMLError    a DTD entity or external reference (defusedxml's refusal)
+    │   └── CodingError       not a valid gzip/deflate/br/zstd stream (coding; kept inside)
     ├── LimitExceeded         a configured limit was reached (bytes, entries, depth, ...)
-    ├── FetchError            a document could not be fetched (url)
+    ├── FetchError            a document could not be fetched or read (url)
     │   ├── RedirectError     a redirect that cannot be followed (loop, no Location, too many)
     │   ├── HTTPStatusError   an HTTP status that is not success (status)
     │   ├── TransportError    timeouts, resets, DNS, refused connections
     │   ├── ContentEncodingError  a Content-Encoding that cannot be undone here
-    │   └── AddressRefused    the SSRF guard: a host that resolves to a private address
+    │   ├── AddressRefused    the SSRF guard: a host that resolves to a private address
+    │   └── WorkerLost        the process parsing a document died (ReaderConfig.workers)
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
 
-The core never raises these for remote content: it turns faults into a fatal
-:class:`~sitemap_reader.Problem`. Each class carries the :class:`ProblemKind` it is
-reported as (``kind``), so the walk maps an exception to its problem without a ladder of
-isinstance. They exist for callers who ask for exceptions (``Problem`` ->
-``raise_for_problem``) and for the I/O layer.
-``StateError`` is about a local file, never remote content: it stops the run.
+A walk never raises these for remote content: the I/O layer raises them inside, and the
+walk turns each into a :class:`~sitemap_reader.Problem` (each class carries the
+:class:`ProblemKind` it is reported as, ``kind``, so no ladder of isinstance maps one to the
+other). A caller who wants an exception instead asks :func:`raise_for_problem`.
+``StateError`` is about a local file, never remote content: it is raised to the caller and
+stops the run. ``CodingError`` never leaves the package: the parser and the fetch catch it.
 """
 
 from __future__ import annotations
 
-from ._models import ProblemKind
+import re
+from urllib.parse import urlsplit
+
+from ._models import Problem, ProblemKind
 
 
 class SitemapReaderError(Exception):
@@ -57,6 +62,16 @@ class UnsafeXMLError(ParseError):
     """The XML declares entities or references external ones; it is refused, never expanded."""
 
     kind = ProblemKind.UNSAFE_XML
+
+
+class CodingError(ParseError):
+    """The bytes are not a valid stream of ``coding`` (the message is the library's)."""
+
+    kind = ProblemKind.GZIP_ERROR
+
+    def __init__(self, coding: str, message: str) -> None:
+        super().__init__(message)
+        self.coding = coding
 
 
 class LimitExceeded(SitemapReaderError):
@@ -127,6 +142,12 @@ class AddressRefused(FetchError):
         self.address = address
 
 
+class WorkerLost(FetchError):
+    """The worker process parsing a document died; what it sent before is kept."""
+
+    kind = ProblemKind.WORKER_LOST
+
+
 class StateError(SitemapReaderError):
     """A state file (``--state``) cannot be used: not SQLite, another application's database,
     damaged, or written by a newer sitemap-reader. The file is left as it was."""
@@ -141,3 +162,92 @@ def kind_of(error: Exception) -> ProblemKind:
     if isinstance(error, SitemapReaderError):
         return error.kind
     return ProblemKind.ERROR
+
+
+# The problems of a document's content (the rest of the family takes its class by its kind).
+_CONTENT = frozenset(
+    {
+        ProblemKind.NAMESPACE,
+        ProblemKind.INVALID_LOC,
+        ProblemKind.RELATIVE_LOC,
+        ProblemKind.LOC_TOO_LONG,
+        ProblemKind.MISSING_LOC,
+        ProblemKind.RELATIVE_LOC_RESOLVED,
+        ProblemKind.INVALID_LASTMOD,
+        ProblemKind.INVALID_CHANGEFREQ,
+        ProblemKind.INVALID_PRIORITY,
+        ProblemKind.INVALID_EXTENSION,
+        ProblemKind.ENCODING,
+        ProblemKind.HTML,
+        ProblemKind.UNKNOWN_FORMAT,
+        ProblemKind.EMPTY,
+        ProblemKind.NOT_WELL_FORMED,
+        ProblemKind.TRUNCATED,
+        ProblemKind.GZIP_ERROR,
+        ProblemKind.UNKNOWN_ENCODING,
+    }
+)
+_LIMITS = frozenset(
+    {
+        ProblemKind.TOO_MANY_URLS,
+        ProblemKind.TOO_LARGE,
+        ProblemKind.TOKEN_TOO_LARGE,
+        ProblemKind.TOO_NESTED,
+        ProblemKind.TOO_DEEP,
+        ProblemKind.DEADLINE,
+        ProblemKind.MAX_SITEMAPS,
+        ProblemKind.MAX_SITEMAPS_PER_SITE,
+        ProblemKind.MAX_ENTRIES,
+        ProblemKind.MAX_TOTAL_BYTES,
+    }
+)
+_FETCH: dict[ProblemKind, type[FetchError]] = {
+    ProblemKind.NETWORK: TransportError,
+    ProblemKind.REDIRECT: RedirectError,
+    ProblemKind.CONTENT_ENCODING: ContentEncodingError,
+    ProblemKind.WORKER_LOST: WorkerLost,
+    ProblemKind.ROBOTS_UNAVAILABLE: FetchError,
+    ProblemKind.UNREADABLE: FetchError,
+}
+# The words the fetch layer writes (_status_error, Guard.refusal): read back, not guessed.
+_STATUS = re.compile(r"\bHTTP (\d{3})\b")
+_REFUSED = re.compile(r"(\S+) is at (\S+?),")
+
+
+def raise_for_problem(problem: Problem) -> None:
+    """Raise the exception ``problem`` stands for: the class its kind belongs to, with the
+    problem's message and URL (and ``kind``, the problem's own).
+
+    Every problem it is given raises; pass only ``problem.fatal`` ones to stop on a document
+    that failed, and not on a value that was left out::
+
+        async for event in reader.walk(url):
+            if isinstance(event, Problem) and event.fatal:
+                raise_for_problem(event)
+    """
+    raise error_for(problem)
+
+
+def error_for(problem: Problem) -> SitemapReaderError:
+    """The exception :func:`raise_for_problem` raises for ``problem``."""
+    kind, url, message = problem.kind, problem.url, problem.message
+    error: SitemapReaderError
+    if kind is ProblemKind.UNSAFE_XML:
+        error = UnsafeXMLError(message, url=url)
+    elif kind in _CONTENT:
+        error = ParseError(message, url=url)
+    elif kind in _LIMITS:
+        error = LimitExceeded(message, url=url, kind=kind)
+    elif kind is ProblemKind.HTTP_STATUS:
+        status = _STATUS.search(message)
+        error = HTTPStatusError(message, url=url, status=int(status[1]) if status else 0)
+    elif kind is ProblemKind.PRIVATE_ADDRESS:
+        refused = _REFUSED.search(message)
+        host, address = (refused[1], refused[2]) if refused else (urlsplit(url).hostname, "")
+        error = AddressRefused(message, url=url, host=host or "", address=address)
+    elif kind in _FETCH:
+        error = _FETCH[kind](message, url=url)
+    else:  # a problem of the walk (no-sitemap, out-of-scope, cycle, shrink-held, ...)
+        error = SitemapReaderError(message, url=url)
+    error.kind = kind
+    return error

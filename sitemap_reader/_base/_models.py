@@ -187,7 +187,7 @@ class SitemapRef(Event):
 
 
 class ProblemKind(str, enum.Enum):
-    """Every ``Problem.kind``: a short stable word, the README's table of kinds in code.
+    """Every ``Problem.kind``: a short stable word, the table of docs/problems.md in code.
 
     A ``str`` enum, so kinds compare equal to their words and JSON output is unchanged.
     """
@@ -258,7 +258,7 @@ class ProblemKind(str, enum.Enum):
 class Problem(Event):
     """Something that went wrong or was tolerated while reading ``url``.
 
-    ``kind`` is a short stable word (see the README's table of kinds); ``message`` says what
+    ``kind`` is a short stable word (see the table of kinds in docs/problems.md); ``message`` says what
     happened in words, naming the cause. A ``fatal`` problem ended its document: records
     returned before it stand, nothing after it was read. The fields after it say what the
     reader knew, for programs (``check`` reads them, never the message): ``line`` (1-based)
@@ -312,7 +312,7 @@ class LastmodTrust:
     """The verdict on a sitemap's (or a whole source's) lastmods, with what it rests on.
 
     ``reasons`` say in words why it is not trusted (empty when it is); ``counts`` are the
-    signals measured, by name (README, "Lastmod trust"), in this run and, for the signals
+    signals measured, by name (docs/incremental.md, "Lastmod trust"), in this run and, for the signals
     only a state file can show, over the runs it recorded.
     """
 

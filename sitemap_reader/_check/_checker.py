@@ -113,7 +113,7 @@ _READ = frozenset({Status.OK, Status.PARTIAL})
 @dataclass(frozen=True, slots=True)
 class CheckOptions:
     """What ``check`` judges by: a response slower than ``slow`` seconds is reported; the
-    memory bounds of the checks across sitemaps (see the README); ``now`` for tests."""
+    memory bounds of the checks across sitemaps (see docs/check.md); ``now`` for tests."""
 
     slow: float = 5.0
     max_doc_urls: int = 100_000

@@ -2,8 +2,8 @@
 
 A code is stable: once published it keeps its meaning and is never reused for another one
 (a check that goes away leaves its number unused). The letter says the area: R robots.txt,
-H HTTP, P the protocol, V values, X extensions, C the check itself. The README's table of
-codes is checked against :data:`CODES` by a test.
+H HTTP, P the protocol, V values, X extensions, C the check itself. The table of codes in
+docs/check.md is checked against :data:`CODES` by a test.
 """
 
 from __future__ import annotations

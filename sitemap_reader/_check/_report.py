@@ -1,10 +1,15 @@
 """The report page of ``check --report``: one self-contained HTML file.
 
-No script, no stylesheet or font to fetch, no image but inline SVG (:mod:`._svg`): the page
-opens offline and makes no request. It shows the counts by severity, three charts (lastmods
-by month, URLs per sitemap, findings per sitemap), the findings by code, the sitemap tree
-with each document's status, and every finding under its document. Long runs are bounded:
-at most ``MAX_ROWS`` documents in the tree and findings in the list (the counts stay whole).
+No script, no stylesheet or font to fetch, no image but inline SVG (:mod:`._charts`): the
+page opens offline and makes no request. It shows the counts by severity, the charts
+(lastmods by month, URLs per sitemap, findings per sitemap unless every document has as
+many), the findings by code, the sitemap tree with each document's status, and every finding
+under its document. Long runs are bounded: at most ``MAX_ROWS`` documents in the tree and
+findings in the list (the counts stay whole).
+
+It reads from a phone's width to a desk's without scrolling sideways: under 640 px the
+tables become cards (a media query), long URLs break anywhere, and on a desk the tables of
+the findings by document share one set of column widths, so they line up.
 """
 
 from __future__ import annotations
@@ -21,9 +26,23 @@ from ._codes import CODES, Finding, Severity
 from ._text import by_document
 
 MAX_ROWS = 2_000
+MAX_NAMED = 3  # sources named in the title; more are listed under it
 MAX_BARS = 25  # sitemaps in a chart; the rest share one bar
 MAX_MONTHS = 120  # months in the lastmod histogram; earlier ones share its first bin
 _SEVERITIES = ("error", "warning", "notice")
+# Columns as (class, heading): the stylesheet sizes each class (col.severity, ...), the
+# unclassed ones share what is left.
+_CODE_COLUMNS = [
+    ("severity", "severity"),
+    ("code", "code"),
+    ("name", "name"),
+    ("n", "findings"),
+    ("occurrences", "occurrences"),
+    ("", "what"),
+    ("", "fix"),
+]
+# One set of columns for every document's table, so that they line up down the page.
+_FINDING_COLUMNS = [("severity", "severity"), ("code", "code"), ("line", "line"), ("", "finding")]
 _CSP = (
     '<meta http-equiv="Content-Security-Policy" '
     "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
@@ -44,21 +63,38 @@ box-shadow:0 1px 2px #0002}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:10px}
 figure{margin:0;background:#fff;border-radius:8px;padding:8px;box-shadow:0 1px 2px #0002}
 figcaption{font-weight:600;margin-bottom:4px}
-.scroll{overflow-x:auto;background:#fff;border-radius:8px;box-shadow:0 1px 2px #0002}
-table{border-collapse:collapse;width:100%;font-size:.9rem}
-th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #eee;vertical-align:top}
-td.msg,li{overflow-wrap:anywhere}td.msg{min-width:13rem}
+.panel{background:#fff;border-radius:8px;box-shadow:0 1px 2px #0002}
+table{border-collapse:collapse;width:100%;font-size:.9rem;table-layout:fixed}
+th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #eee;vertical-align:top;
+overflow-wrap:anywhere}
+col.severity{width:6.2rem}col.code{width:4.4rem}col.name{width:12rem}col.n{width:5.2rem}
+col.occurrences{width:7.4rem}col.line{width:4rem}
+li{overflow-wrap:anywhere}.url{word-break:break-all}
+.note{color:#555;font-size:.9rem;margin:.3rem 0}
 .badge{display:inline-block;border-radius:4px;padding:0 5px;font-size:.8rem;color:#fff;
 background:#555}
 .badge.error,.badge.failed{background:#c62828}.badge.warning,.badge.partial{background:#ef6c00}
 .badge.notice{background:#1565c0}.badge.ok{background:#2e7d32}
-ul.tree{list-style:none;padding-left:1rem;margin:0}ul.tree ul{list-style:none;padding-left:1.1rem;
+ul.tree{list-style:none;padding:6px 10px 6px 1rem;margin:0}ul.tree ul{list-style:none;padding-left:1.1rem;
 border-left:1px dashed #bbb}
-.tree li{margin:3px 0}
+.tree li{margin:3px 0}.tree small{white-space:nowrap}
 details{background:#fff;border-radius:8px;margin:6px 0;padding:6px 10px;
 box-shadow:0 1px 2px #0002}
 summary{cursor:pointer;overflow-wrap:anywhere}
 .chart text{fill:#333;font-family:system-ui,sans-serif}
+/* A phone: each table row becomes a card, its short cells side by side, the others each on
+   a line named by its column (data-label), so no table is wider than the screen and nothing
+   scrolls sideways. In the codes' cards the counts start a line of their own (tr::before). */
+@media (max-width:640px){
+table,tbody{display:block;width:auto}
+thead,colgroup{display:none}
+tr{display:flex;flex-wrap:wrap;align-items:baseline;padding:6px 0;border-bottom:1px solid #ddd}
+td{flex:1 0 100%;border:0;padding:2px 10px}
+td.inline{flex:0 0 auto;padding-right:4px}
+td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}
+#codes tr::before{content:"";order:1;flex-basis:100%}
+#codes td[data-label]{order:2}
+}
 """
 
 
@@ -73,24 +109,21 @@ def render_report(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         # No request may leave the page: everything is inline, and the policy says so.
         _CSP,
-        f"<title>sitemap check: {escape(', '.join(sources))}</title>",
+        f"<title>sitemap check: {escape(_named(sources))}</title>",
         f"<style>{_CSS}</style></head><body><main>",
-        f"<h1>Sitemap check: {escape(', '.join(sources))}</h1>",
+        f"<h1>Sitemap check: {escape(_named(sources))}</h1>",
         (
             f'<p class="meta">{when:%Y-%m-%d %H:%M UTC} · sitemap-reader '
             f"{escape(__version__)} · {len(checker.documents):,} documents · "
             f"{checker.entries:,} URLs</p>"
         ),
+        _sources(sources),
         _cards(by_severity, checker),
         "<h2>Charts</h2>",
         '<div class="charts">',
         _figure("lastmod", "Lastmods by month", histogram("lastmods by month", _months(checker))),
         _figure("urls", "URLs per sitemap", hbars("URLs per sitemap", _urls(checker.documents))),
-        _figure(
-            "findings",
-            "Findings per sitemap",
-            hbars("findings per sitemap", _per_document(findings)),
-        ),
+        _findings_chart(_per_document(findings)),
         "</div>",
         "<h2>Findings by code</h2>",
         _codes_table(findings),
@@ -103,6 +136,24 @@ def render_report(
     return "\n".join(parts) + "\n"
 
 
+def _named(sources: Sequence[str]) -> str:
+    """The sources for the title: a few by name, else the first and how many more (a check
+    of 60 files would fill a phone's first screens with the heading)."""
+    if len(sources) <= MAX_NAMED:
+        return ", ".join(sources)
+    return f"{sources[0]} and {len(sources) - 1:,} more"
+
+
+def _sources(sources: Sequence[str]) -> str:
+    if len(sources) <= MAX_NAMED:
+        return ""
+    items = "".join(f"<li>{_url(source)}</li>" for source in sources)
+    return (
+        f'<details class="sources"><summary>{len(sources):,} sources</summary>'
+        f"<ul>{items}</ul></details>"
+    )
+
+
 def _cards(by_severity: Counter[str], checker: Checker) -> str:
     cards = [
         f'<div class="card {s}" id="count-{s}"><b>{by_severity[s]:,}</b>{s}s</div>'
@@ -113,7 +164,30 @@ def _cards(by_severity: Counter[str], checker: Checker) -> str:
 
 
 def _figure(key: str, caption: str, svg: str) -> str:
+    if 'data-scale="log"' in svg:
+        caption += " (log scale)"
     return f'<figure id="chart-{key}"><figcaption>{escape(caption)}</figcaption>{svg}</figure>'
+
+
+def _findings_chart(rows: list[tuple[str, list[tuple[str, int]]]]) -> str:
+    """The findings per sitemap, unless every document has as many: equal bars say nothing
+    that a sentence does not (and one sitemap's lone bar even less)."""
+    totals = {sum(n for _, n in parts) for _, parts in rows}
+    if len(totals) > 1:
+        return _figure("findings", "Findings per sitemap", hbars("findings per sitemap", rows))
+    if not rows:
+        note = "No findings."
+    else:
+        each = totals.pop()
+        note = (
+            f"{len(rows):,} {'document has' if len(rows) == 1 else 'documents have'} "
+            f"{each:,} finding{'' if each == 1 else 's'}{' each' if len(rows) > 1 else ''}: "
+            "see Findings by document."
+        )
+    return (
+        '<figure id="chart-findings"><figcaption>Findings per sitemap</figcaption>'
+        f'<p class="note">{note}</p></figure>'
+    )
 
 
 def _months(checker: Checker) -> list[tuple[str, int]]:
@@ -175,15 +249,32 @@ def _codes_table(findings: Sequence[Finding]) -> str:
     for code in sorted(seen, key=lambda c: (-CODES[c].severity.rank, c)):
         entry = CODES[code]
         rows.append(
-            f'<tr><td><span class="badge {entry.severity}">{entry.severity}</span></td>'
-            f"<td>{code}</td><td>{escape(entry.name)}</td><td>{seen[code]:,}</td>"
-            f"<td>{occurrences[code]:,}</td><td class=msg>{escape(entry.summary)}</td>"
-            f"<td class=msg>{escape(entry.fix)}</td></tr>"
+            f"<tr>{_head(entry.severity, code)}<td class=inline>{escape(entry.name)}</td>"
+            f'<td class=inline data-label="findings">{seen[code]:,}</td>'
+            f'<td class=inline data-label="occurrences">{occurrences[code]:,}</td>'
+            f'<td data-label="what">{escape(entry.summary)}</td>'
+            f'<td data-label="fix">{escape(entry.fix)}</td></tr>'
         )
+    return _table("codes", _CODE_COLUMNS, rows)
+
+
+def _head(severity: Severity, code: str) -> str:
+    """A finding's first two cells, side by side on a phone too: its badge and its code."""
     return (
-        '<div class="scroll"><table id="codes"><thead><tr><th>severity</th><th>code</th>'
-        "<th>name</th><th>findings</th><th>occurrences</th><th>what</th><th>fix</th></tr>"
-        f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f'<td class=inline><span class="badge {severity}">{severity}</span></td>'
+        f"<td class=inline>{code}</td>"
+    )
+
+
+def _table(key: str, columns: list[tuple[str, str]], rows: list[str]) -> str:
+    """A table whose columns (class, heading) have the widths the stylesheet gives their
+    class, so every table built with the same columns lines up with the others."""
+    cols = "".join(f'<col class="{name}">' if name else "<col>" for name, _ in columns)
+    heads = "".join(f"<th>{heading}</th>" for _, heading in columns)
+    ident = f' id="{key}"' if key else ""
+    return (
+        f'<div class="panel"><table{ident}><colgroup>{cols}</colgroup>'
+        f"<thead><tr>{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
@@ -210,12 +301,12 @@ def _tree(documents: Sequence[DocumentRow]) -> str:
     more = len(documents) - len(shown)
     tail = f"<p>{more:,} more documents are not shown.</p>" if more > 0 else ""
     body = "".join(item(root, 0) for root in roots)
-    return f'<div class="scroll"><ul class="tree" id="tree">{body}</ul></div>{tail}'
+    return f'<div class="panel"><ul class="tree" id="tree">{body}</ul></div>{tail}'
 
 
 def _describe(doc: DocumentRow) -> str:
     status = doc.status.value
-    bits = [f'<span class="badge {status}">{status}</span>', escape(doc.url)]
+    bits = [f'<span class="badge {status}">{status}</span>', _url(doc.url)]
     if doc.format is not None:
         bits.append(f"<small>{doc.format}</small>")
     if doc.http_status is not None:
@@ -229,21 +320,29 @@ def _describe(doc: DocumentRow) -> str:
     return " ".join(bits)
 
 
+def _url(url: str) -> str:
+    # Broken anywhere, so that a long one starts beside its badge instead of under it.
+    return f'<span class="url">{escape(url)}</span>'
+
+
+def _line(line: int | None) -> str:
+    # No label on an empty cell: a phone would show "line:" with nothing after it.
+    return "<td></td>" if line is None else f'<td class=inline data-label="line">{line}</td>'
+
+
 def _by_document(findings: Sequence[Finding]) -> str:
     if not findings:
         return "<p>None.</p>"
     out = []
     for url, items in by_document(findings[:MAX_ROWS]).items():
-        rows = "".join(
-            f'<tr><td><span class="badge {f.severity}">{f.severity}</span></td>'
-            f"<td>{f.code}</td><td>{'' if f.line is None else f.line}</td>"
-            f"<td class=msg>{escape(f.message)}</td></tr>"
+        rows = [
+            f"<tr>{_head(f.severity, f.code)}{_line(f.line)}<td>{escape(f.message)}</td></tr>"
             for f in items
-        )
+        ]
+        table = _table("", _FINDING_COLUMNS, rows)
         out.append(
-            f"<details open><summary>{escape(url or '(the run)')} ({len(items):,})</summary>"
-            '<div class="scroll"><table><thead><tr><th>severity</th><th>code</th><th>line</th>'
-            f"<th>finding</th></tr></thead><tbody>{rows}</tbody></table></div></details>"
+            f"<details open><summary>{_url(url or '(the run)')} ({len(items):,})</summary>"
+            f"{table}</details>"
         )
     more = len(findings) - MAX_ROWS
     if more > 0:

@@ -27,7 +27,7 @@ def register(commands: _options.Commands) -> None:
         commands,
         "check",
         run,
-        help="report what is wrong with the sources' sitemaps (codes in the README)",
+        help="report what is wrong with the sources' sitemaps (codes in the docs)",
         description="Read the sources as dump does and report each finding with its code, "
         "severity, document and line.",
         usage="%(prog)s [OPTIONS] [SOURCE ...]",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import sitemap_reader as sr
 
+from .._base._cores import available_cores
 from .._base._sources import check_source, is_url
 from ._values import (
     DURATIONS,
@@ -249,8 +250,6 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
 
 def _workers(text: str) -> int:
     if text.strip().lower() == "auto":
-        from .._io._walk._pool import available_cores  # asyncio with it: not for every --help
-
         cores = available_cores()
         return cores if cores > 1 else 0
     return natural(text)

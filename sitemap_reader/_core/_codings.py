@@ -27,24 +27,14 @@ from functools import cache
 from types import ModuleType
 from typing import Protocol
 
+from .._base._errors import CodingError, ContentEncodingError
+
 GZIP_MAGIC = b"\x1f\x8b"
 STEP = 262_144  # decompressed bytes handed on at a time: the memory a bomb can cost
 MAX_STACKED = 3  # codings undone one over another; real servers stack two at most
 # Compressed bytes given to brotli or zstd at a time. Neither can copy its state, so the
 # output of a call that fails is lost: small calls keep what decoded before a fault.
 SLICE = 512
-
-
-class CodingError(Exception):
-    """The bytes are not a valid stream of ``coding`` (the message is the library's)."""
-
-    def __init__(self, coding: str, message: str) -> None:
-        super().__init__(message)
-        self.coding = coding
-
-
-class UnsupportedCoding(ValueError):
-    """A ``Content-Encoding`` that cannot be undone here: unknown, or its library is missing."""
 
 
 class Decoder(Protocol):
@@ -83,7 +73,8 @@ class _Zlib:
             except zlib.error as exc:
                 # zlib drops all the output of a call that fails. Replay its input a byte at a
                 # time from the state before it, so what decoded before the fault is handed on
-                # whatever the chunking: records before a fault stand (DESIGN.md).
+                # whatever the chunking: records before a fault stand
+                # (docs/architecture.md, "Records before a fault stand").
                 yield from _salvage(before, buf)
                 raise CodingError(self.name, str(exc)) from exc
             if out:
@@ -288,14 +279,14 @@ def accept_encoding() -> str:
 def decoder_for(content_encoding: str) -> Decoder | None:
     """The decoder of a ``Content-Encoding`` value: None for none (or identity).
 
-    Raises :class:`UnsupportedCoding` for a coding not known here, one whose library this
+    Raises :class:`ContentEncodingError` (no URL: the caller knows it) for a coding not known here, one whose library this
     machine lacks, or more than :data:`MAX_STACKED` of them.
     """
     codings = [_ALIASES.get(c, c) for c in _names(content_encoding)]
     if not codings:
         return None
     if len(codings) > MAX_STACKED:
-        raise UnsupportedCoding(
+        raise ContentEncodingError(
             f"the body's Content-Encoding stacks {len(codings)} codings "
             f"({', '.join(codings)}); at most {MAX_STACKED} are undone"
         )
@@ -316,14 +307,14 @@ def _names(content_encoding: str) -> list[str]:
 def _one(coding: str) -> Decoder:
     known = _CODINGS.get(coding)
     if known is None:
-        raise UnsupportedCoding(
+        raise ContentEncodingError(
             f"the body's Content-Encoding is {coding!r}, which this reader does not decode "
             f"(it decodes {', '.join(_CODINGS)})"
         )
     module, provider, make = known
     library = _library(module)
     if library is None:
-        raise UnsupportedCoding(
+        raise ContentEncodingError(
             f"the body's Content-Encoding is {coding!r}, which needs the module {module} "
             f"({provider}): it is not installed here"
         )

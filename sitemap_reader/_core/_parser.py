@@ -19,9 +19,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from .._base._config import DEFAULT_LIMITS, Limits
+from .._base._errors import CodingError
 from .._base._models import Event, Format, ProblemKind
 from ._charset import Decoding
-from ._codings import GZIP_MAGIC, CodingError, Gunzip
+from ._codings import GZIP_MAGIC, Gunzip
 from ._doc import Document
 from ._formats._text import TextHandler
 from ._sniff import Syntax, route

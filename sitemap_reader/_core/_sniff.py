@@ -56,7 +56,8 @@ def route(data: bytes, max_space: int) -> tuple[Syntax, bytes] | None:
         return Syntax.TEXT, data
     if len(body) < 5 and b"<?xml".startswith(body) and len(data) < 4096:
         return None  # wait: white space before a declaration must be stripped
-    # Expat rejects white space before "<?xml"; real files have it (STYLE C8).
+    # Expat rejects white space before "<?xml"; real files have it
+    # (docs/architecture.md, "Lenient input").
     return Syntax.XML, body if body.startswith(b"<?xml") else data
 
 

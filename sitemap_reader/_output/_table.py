@@ -44,11 +44,12 @@ only, never the reader (aiohttp).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
 from types import ModuleType, TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -67,7 +68,7 @@ _EXTRA_PANDAS = "pip install 'sitemap-reader[pandas]'"
 # Rows per record batch and per Parquet row group: big enough that Arrow's per-call costs
 # vanish, small enough that a row group in flight is a few MB whatever the run's size.
 ROW_GROUP_SIZE = 65_536
-_CHUNK = 8_192  # entries that wait as records before they are converted
+PENDING_ENTRIES = 8_192  # entries that wait as records before they are converted
 
 
 def _require(name: str, install: str) -> ModuleType:
@@ -79,75 +80,72 @@ def _require(name: str, install: str) -> ModuleType:
         ) from exc
 
 
-def _pa() -> Any:
+def require_pyarrow() -> Any:
+    """pyarrow, imported on first use; ImportError names the extra to install."""
     return _require("pyarrow", _EXTRA)
 
 
 def _pq() -> Any:
-    _pa()
+    require_pyarrow()
     return _require("pyarrow.parquet", _EXTRA)
 
 
-def _pd() -> Any:
+def require_pandas() -> Any:
+    """pandas (and pyarrow under it), imported on first use; ImportError names the extra."""
     _require("pyarrow", _EXTRA_PANDAS)
     return _require("pandas", _EXTRA_PANDAS)
 
 
 # -- the schema --------------------------------------------------------------------------------
 
-_SCALARS = ("loc", "lastmod", "changefreq", "priority", "sitemap")
-_EXTENSIONS: tuple[tuple[str, type], ...] = (
-    ("images", Image),
-    ("videos", Video),
-    ("news", News),
-    ("alternates", Alternate),
+# Each annotation a record field may have, as an Arrow type and whether it may be null. The
+# schema is derived from the records' dataclass fields through this map, so a field added
+# to a record either gets its column or stops entry_schema() with its name (never missed).
+_ARROW: dict[str, tuple[Callable[[Any], Any], bool]] = {
+    "str": (lambda pa: pa.string(), False),
+    "str | None": (lambda pa: pa.string(), True),
+    "int | None": (lambda pa: pa.int64(), True),
+    "float | None": (lambda pa: pa.float64(), True),
+    "bool | None": (lambda pa: pa.bool_(), True),
+    "datetime | None": (lambda pa: pa.timestamp("us", tz="UTC"), True),  # aware: to UTC
+    "ChangeFreq | None": (lambda pa: pa.string(), True),  # a str enum: its word
+    "tuple[str, ...]": (lambda pa: pa.list_(pa.string()), True),  # nullable as first pinned
+}
+_RECORDS: dict[str, type] = {cls.__name__: cls for cls in (Image, Video, News, Alternate)}
+_SOURCE_AFTER = "sitemap"  # the source column is no record field: a batch's root, after this
+
+
+def _extension(annotation: str) -> type | None:
+    """The record of an extension field (``tuple[Image, ...]``), None for another field."""
+    inner = annotation.removeprefix("tuple[").removesuffix(", ...]")
+    return _RECORDS.get(inner) if inner != annotation else None
+
+
+_SCALARS = tuple(f.name for f in dataclasses.fields(Entry) if _extension(str(f.type)) is None)
+_EXTENSIONS: tuple[tuple[str, type], ...] = tuple(
+    (f.name, cls) for f in dataclasses.fields(Entry) if (cls := _extension(str(f.type)))
 )
 
 
-def _fields(pa: Any) -> dict[type, list[Any]]:
-    """The struct fields of each extension record, in the record's field order."""
-    s, f64, i64, b = pa.string(), pa.float64(), pa.int64(), pa.bool_()
-    ts = pa.timestamp("us", tz="UTC")
-    return {
-        Image: [
-            pa.field("loc", s, nullable=False),
-            pa.field("caption", s),
-            pa.field("title", s),
-            pa.field("geo_location", s),
-            pa.field("license", s),
-        ],
-        Video: [
-            pa.field("thumbnail_loc", s),
-            pa.field("title", s),
-            pa.field("description", s),
-            pa.field("content_loc", s),
-            pa.field("player_loc", s),
-            pa.field("duration", i64),
-            pa.field("expiration_date", ts),
-            pa.field("rating", f64),
-            pa.field("view_count", i64),
-            pa.field("publication_date", ts),
-            pa.field("family_friendly", b),
-            pa.field("requires_subscription", b),
-            pa.field("live", b),
-            pa.field("uploader", s),
-            pa.field("category", s),
-            pa.field("tags", pa.list_(s)),
-        ],
-        News: [
-            pa.field("publication_name", s),
-            pa.field("publication_language", s),
-            pa.field("publication_date", ts),
-            pa.field("title", s),
-            pa.field("keywords", s),
-            pa.field("genres", s),
-        ],
-        Alternate: [
-            pa.field("hreflang", s),
-            pa.field("href", s, nullable=False),
-            pa.field("media", s),
-        ],
-    }
+def _field(pa: Any, record: type, field: dataclasses.Field[Any]) -> Any:
+    """The Arrow field of one record field, by its annotation."""
+    annotation = str(field.type)
+    cls = _extension(annotation)
+    if cls is not None:
+        return pa.field(field.name, pa.list_(pa.struct(_struct_fields(pa, cls))), nullable=False)
+    try:
+        make, nullable = _ARROW[annotation]
+    except KeyError:
+        raise TypeError(
+            f"{record.__name__}.{field.name}: {annotation} has no Arrow type in the columnar "
+            "schema; add it to _output/_table.py's _ARROW"
+        ) from None
+    return pa.field(field.name, make(pa), nullable=nullable)
+
+
+def _struct_fields(pa: Any, record: type) -> list[Any]:
+    """The Arrow fields of ``record``, one per dataclass field, in the record's order."""
+    return [_field(pa, record, f) for f in dataclasses.fields(record)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -157,21 +155,12 @@ def entry_schema() -> pa.Schema:
     Raises:
         ImportError: pyarrow is not installed (the message names the extra).
     """
-    pa = _pa()
-    s = pa.string()
-    structs = _fields(pa)
-    columns = [
-        pa.field("loc", s, nullable=False),
-        pa.field("lastmod", pa.timestamp("us", tz="UTC")),
-        pa.field("changefreq", s),
-        pa.field("priority", pa.float64()),
-        pa.field("sitemap", s, nullable=False),
-        pa.field("source", s),
-    ]
-    columns += [
-        pa.field(name, pa.list_(pa.struct(structs[cls])), nullable=False)
-        for name, cls in _EXTENSIONS
-    ]
+    pa = require_pyarrow()
+    columns = []
+    for field in _struct_fields(pa, Entry):
+        columns.append(field)
+        if field.name == _SOURCE_AFTER:
+            columns.append(pa.field("source", pa.string()))
     return pa.schema(columns)
 
 
@@ -214,9 +203,9 @@ def _list_column(pa: Any, entries: Sequence[Entry], name: str, field: Any) -> An
     return pa.ListArray.from_arrays(offsets, values, type=field.type)
 
 
-def _record_batch(entries: Sequence[Entry], sources: Any) -> Any:
+def record_batch(entries: Sequence[Entry], sources: Any) -> Any:
     """One RecordBatch of ``entries``; ``sources`` is the source column (an Arrow array)."""
-    pa = _pa()
+    pa = require_pyarrow()
     schema = entry_schema()
     # attrgetter over a list is the cheapest way to pull a field out of a slotted record;
     # ChangeFreq is a str enum, which Arrow reads as its value.
@@ -230,7 +219,7 @@ def _record_batch(entries: Sequence[Entry], sources: Any) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _source_column(pa: Any, runs: Sequence[tuple[str | None, int]]) -> Any:
+def source_column(pa: Any, runs: Sequence[tuple[str | None, int]]) -> Any:
     """The source column from ``(source, rows)`` runs."""
     arrays = [
         pa.nulls(n, pa.string()) if source is None else pa.repeat(pa.scalar(source, pa.string()), n)
@@ -251,16 +240,16 @@ def entries_to_batches(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
-    pa = _pa()
+    pa = require_pyarrow()
     iterator = iter(entries)
     while chunk := list(itertools.islice(iterator, batch_size)):
-        yield _record_batch(chunk, _source_column(pa, [(source, len(chunk))]))
+        yield record_batch(chunk, source_column(pa, [(source, len(chunk))]))
 
 
 def entries_to_table(entries: Iterable[Entry], *, source: str | None = None) -> pa.Table:
     """``entries`` as an Arrow table of :func:`entry_schema` (``source`` as for
     :func:`entries_to_batches`). No entries give an empty table of the same schema."""
-    return _pa().Table.from_batches(
+    return require_pyarrow().Table.from_batches(
         list(entries_to_batches(entries, source=source)), schema=entry_schema()
     )
 
@@ -274,7 +263,7 @@ def table_to_dataframe(table: pa.Table) -> pd.DataFrame:
     accessors). ``pd.read_parquet(path, dtype_backend="pyarrow")`` reads a file written by
     :class:`ParquetSink` into the same dtypes.
     """
-    pd = _pd()
+    pd = require_pandas()
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
@@ -282,7 +271,7 @@ def entries_to_dataframe(entries: Iterable[Entry], *, source: str | None = None)
     """``entries`` as a pandas DataFrame (:func:`table_to_dataframe` of
     :func:`entries_to_table`). With no entries it is the empty frame of the schema, with
     every dtype: the ``meta`` a Dask frame of entries needs."""
-    _pd()  # before any work: the message should name the pandas extra
+    require_pandas()  # before any work: the message should name the pandas extra
     return table_to_dataframe(entries_to_table(entries, source=source))
 
 
@@ -311,7 +300,7 @@ _DISTINCT = {
 @functools.lru_cache(maxsize=1)
 def _dictionary() -> list[str]:
     """The Parquet column paths to dictionary-encode (``use_dictionary``)."""
-    is_list = _pa().types.is_list
+    is_list = require_pyarrow().types.is_list
     paths = []
     for field in entry_schema():
         if not is_list(field.type):
@@ -360,7 +349,7 @@ class ParquetSink:
         self.rows = 0  # entries written so far (row groups flushed)
         # Few entries wait as records: converted soon, they cost a fraction of the memory
         # and of the garbage collector's time.
-        self._chunk = min(_CHUNK, row_group_size)
+        self._chunk = min(PENDING_ENTRIES, row_group_size)
         self._pending: list[Entry] = []
         self._runs: list[tuple[str | None, int]] = []  # the pending entries' sources
         self._batches: list[Any] = []  # converted, waiting for a full row group
@@ -409,12 +398,14 @@ class ParquetSink:
                 self._write_group(self.row_group_size)
 
     def _convert(self) -> None:
-        self._batches.append(_record_batch(self._pending, _source_column(_pa(), self._runs)))
+        self._batches.append(
+            record_batch(self._pending, source_column(require_pyarrow(), self._runs))
+        )
         self._batched += len(self._pending)
         self._pending, self._runs = [], []
 
     def _write_group(self, rows: int) -> None:
-        table = _pa().Table.from_batches(self._batches, schema=entry_schema())
+        table = require_pyarrow().Table.from_batches(self._batches, schema=entry_schema())
         self._writer.write_table(table.slice(0, rows), row_group_size=rows)
         rest = table.slice(rows)
         self._batches, self._batched = rest.to_batches(), rest.num_rows

@@ -151,6 +151,7 @@ PUBLIC_NAMES = [
     "CheckOptions",
     "Checker",
     "Code",
+    "ContentEncodingError",
     "Entry",
     "EntryChange",
     "Event",
@@ -172,6 +173,7 @@ PUBLIC_NAMES = [
     "ProblemKind",
     "Progress",
     "ReaderConfig",
+    "RedirectError",
     "RetryPolicy",
     "ScopePolicy",
     "Severity",
@@ -192,6 +194,7 @@ PUBLIC_NAMES = [
     "TrustLastmod",
     "UnsafeXMLError",
     "Video",
+    "WorkerLost",
     "__version__",
     "check_sync",
     "collect_urls_sync",
@@ -204,6 +207,7 @@ PUBLIC_NAMES = [
     "entry_to_dict",
     "parse_datetime",
     "problem_schema",
+    "raise_for_problem",
     "read_dataframe",
     "read_dataframe_sync",
     "table_to_dataframe",
@@ -224,7 +228,7 @@ def test_public_objects_present_themselves_as_sitemap_reader() -> None:
             assert value.__module__ == "sitemap_reader", name
 
 
-# -- the import boundary (STYLE 1.3) ------------------------------------------------------------
+# -- the import boundary (docs/architecture.md, "Import direction") ------------------------------
 
 _CORE_ALONE = """
 import importlib.util, sys, types

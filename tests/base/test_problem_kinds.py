@@ -1,4 +1,4 @@
-"""Problem kinds: one enum, the README's table of kinds, and each exception's kind."""
+"""Problem kinds: one enum, the docs' table of kinds (docs/problems.md), and each exception's kind."""
 
 from __future__ import annotations
 
@@ -10,24 +10,29 @@ import pytest
 
 from sitemap_reader import (
     AddressRefused,
+    ContentEncodingError,
     FetchError,
     HTTPStatusError,
     LimitExceeded,
     ParseError,
     Problem,
     ProblemKind,
+    RedirectError,
     SitemapReaderError,
     TransportError,
     UnsafeXMLError,
+    WorkerLost,
+    raise_for_problem,
 )
-from sitemap_reader._base._errors import ContentEncodingError, RedirectError, kind_of
+from sitemap_reader._base import _errors
+from sitemap_reader._base._errors import _CONTENT, CodingError, kind_of
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PROBLEMS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "problems.md"
 
 
-def readme_kinds() -> set[str]:
-    """Every `word` in the first column of the README's table of kinds."""
-    text = README.read_text(encoding="utf-8")
+def documented_kinds() -> set[str]:
+    """Every `word` in the first column of the docs' table of kinds."""
+    text = PROBLEMS_PAGE.read_text(encoding="utf-8")
     table = text[text.index("| kind | meaning |") :]
     table = table[: table.index("\n\n")]
     kinds: set[str] = set()
@@ -37,8 +42,8 @@ def readme_kinds() -> set[str]:
     return kinds
 
 
-def test_the_readme_table_lists_every_kind_and_no_other() -> None:
-    assert readme_kinds() == {kind.value for kind in ProblemKind}
+def test_the_docs_table_lists_every_kind_and_no_other() -> None:
+    assert documented_kinds() == {kind.value for kind in ProblemKind}
 
 
 def test_a_kind_reads_as_its_word() -> None:
@@ -63,6 +68,8 @@ def test_a_kind_reads_as_its_word() -> None:
         (LimitExceeded("late", kind=ProblemKind.DEADLINE), ProblemKind.DEADLINE),
         (ParseError("bad"), ProblemKind.NOT_WELL_FORMED),
         (UnsafeXMLError("entity"), ProblemKind.UNSAFE_XML),
+        (CodingError("gzip", "incorrect header check"), ProblemKind.GZIP_ERROR),
+        (WorkerLost("died", url="u"), ProblemKind.WORKER_LOST),
         (SitemapReaderError("?"), ProblemKind.ERROR),
         (ValueError("a bug"), ProblemKind.ERROR),
     ],
@@ -90,3 +97,43 @@ def test_a_problem_is_built_by_keyword_and_carries_its_facts() -> None:
         "'soon'",
     )
     assert str(problem) == f"https://example.com/s.xml: {problem.message} [invalid-lastmod]"
+
+
+@pytest.mark.parametrize("kind", list(ProblemKind), ids=str)
+def test_every_kind_raises_an_error_of_the_tree_that_keeps_the_problem(kind: ProblemKind) -> None:
+    problem = Problem(
+        kind=kind, url="https://example.com/s.xml", message="what happened", fatal=True
+    )
+    with pytest.raises(SitemapReaderError) as caught:
+        raise_for_problem(problem)
+    error = caught.value
+    assert (error.kind, error.url, str(error)) == (kind, problem.url, problem.message)
+    assert kind_of(error) is kind
+    assert isinstance(error, ParseError) == (kind in {ProblemKind.UNSAFE_XML} | _CONTENT)
+
+
+def test_the_fetch_layers_words_are_read_back() -> None:
+    status = Problem(
+        kind=ProblemKind.HTTP_STATUS, url="https://example.com/s.xml", message="HTTP 503 Busy"
+    )
+    with pytest.raises(HTTPStatusError) as caught:
+        raise_for_problem(status)
+    assert caught.value.status == 503 and caught.value.retryable
+    said = "not fetched: intranet is at 10.0.0.7, a private address; ..."
+    refused = Problem(kind=ProblemKind.PRIVATE_ADDRESS, url="http://intranet/s.xml", message=said)
+    with pytest.raises(AddressRefused) as refusal:
+        raise_for_problem(refused)
+    assert (refusal.value.host, refusal.value.address) == ("intranet", "10.0.0.7")
+
+
+def test_the_docstring_draws_every_class_of_the_tree() -> None:
+    tree = _errors.__doc__ or ""
+    drawn = set(
+        re.findall(r"^[\s│├└─]*(\w+)", tree[tree.index("SitemapReaderError") :], re.MULTILINE)
+    )
+    defined = {
+        name
+        for name, obj in vars(_errors).items()
+        if isinstance(obj, type) and issubclass(obj, SitemapReaderError)
+    }
+    assert defined <= drawn

@@ -98,8 +98,9 @@ def test_json_lines_then_summary(files: dict[str, Path]) -> None:
 
 
 def test_report_over_http(tmp_path: Path) -> None:
-    """A live loopback site: the report page is written whole, with its three charts and
-    the tree; the findings name the redirect."""
+    """A live loopback site: the report page is written whole, with its charts and the
+    tree; the findings name the redirect. Two sitemaps with one finding each: their chart
+    gives way to a sentence."""
     report = tmp_path / "report.html"
     with ThreadedServer() as s:
         s.add("/robots.txt", text(f"Sitemap: {s.a('/old.xml')}\n"))
@@ -110,7 +111,8 @@ def test_report_over_http(tmp_path: Path) -> None:
     codes = {json.loads(line).get("code") for line in done.stdout.splitlines()}
     assert {"R104", "H203"} <= codes
     page = report.read_text(encoding="utf-8")
-    assert page.count('<svg class="chart"') == 3
+    assert page.count('<svg class="chart"') == 2
+    assert "2 documents have 1 finding each" in page
     assert 'id="tree"' in page and "R104" in page
     assert "<script" not in page and 'http-equiv="Content-Security-Policy"' in page
 

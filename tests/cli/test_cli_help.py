@@ -38,7 +38,7 @@ commands:
   COMMAND
     dump      print every page URL the sources' sitemaps vouch for
     tree      print the sitemap hierarchy with counts, lastmod, status and problems
-    check     report what is wrong with the sources' sitemaps (codes in the README)
+    check     report what is wrong with the sources' sitemaps (codes in the docs)
     state     inspect a state file (--state)
 
 Each command's --help gives its options and exit statuses.

@@ -1,4 +1,4 @@
-"""Chunking never changes the result (STYLE C15): every small fixture gives identical events
+"""Chunking never changes the result (docs/architecture.md, "Chunks"): every small fixture gives identical events
 parsed whole, byte by byte, and split in two at every position, plain and gzipped; larger
 generated inputs give identical events at random split points."""
 
@@ -135,7 +135,7 @@ def _variants(data: bytes) -> list[tuple[str, bytes]]:
 
 @pytest.mark.parametrize("name", list(FIXTURES))
 def test_fixtures_are_small(name: str) -> None:
-    """The fixtures stay under 2 KB, so testing every split stays cheap (STYLE C15)."""
+    """The fixtures stay under 2 KB, so testing every split stays cheap."""
     assert len(FIXTURES[name]) < 2048
 
 

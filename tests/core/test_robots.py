@@ -1,4 +1,4 @@
-"""Sitemap: lines of robots.txt files, on the real files of the shared corpus."""
+"""Sitemap: lines of robots.txt files, on the real files of the corpus."""
 
 from __future__ import annotations
 

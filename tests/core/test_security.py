@@ -1,4 +1,4 @@
-"""One test per attack (STYLE C9, C17): entity expansion, external entities and DTDs, gzip
+"""One test per attack (docs/architecture.md, "Limits and attacks"): entity expansion, external entities and DTDs, gzip
 bombs, oversized tokens, and feedparser's habit of opening paths. Remote content never makes
 the parser raise, expand, resolve or read anything."""
 

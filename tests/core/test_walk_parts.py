@@ -20,11 +20,11 @@ from sitemap_reader import (
     SitemapRef,
     Status,
 )
+from sitemap_reader._base._run import Progress
 from sitemap_reader._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of, normalise
 from sitemap_reader._core._walk._judge import judge_child, judge_hop, judge_landing
 from sitemap_reader._core._walk._scope import Scope
 from sitemap_reader._io._walk._frontier import Frontier, Pushed, Refused
-from sitemap_reader._io._walk._outbox import Progress
 
 SITE = "https://example.com/"
 

@@ -236,8 +236,8 @@ def test_state_requests_only_new_and_modified_pages(served: Served, tmp_path: Pa
     assert served.count("/blog/c") == 1
 
 
-def test_the_readme_side_by_side_runs() -> None:
-    """The README's two spiders (Scrapy's SitemapSpider, then SitemapReaderSpider) are code
+def test_the_docs_side_by_side_runs() -> None:
+    """The two spiders of docs/scrapy.md (Scrapy's SitemapSpider, then SitemapReaderSpider) are code
     that runs: both define their spider, and the reader's filter keeps what it says."""
     import re
     from datetime import datetime, timezone
@@ -247,13 +247,13 @@ def test_the_readme_side_by_side_runs() -> None:
     from sitemap_reader import Entry
     from sitemap_reader.scrapy import SitemapReaderSpider
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Scrapy\n", 1)[1].split("\n## ", 1)[0]
+    page = (ROOT / "docs" / "scrapy.md").read_text(encoding="utf-8")
+    section = page.split("\n## ", 1)[0]  # the page's opening, before its first section
     before, after = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[:2]
     spiders = []
     for code, base in ((before, SitemapSpider), (after, SitemapReaderSpider)):
         names: dict[str, Any] = {}
-        exec(compile(code, "README.md", "exec"), names)  # noqa: S102 (the README's own code)
+        exec(compile(code, "docs/scrapy.md", "exec"), names)  # noqa: S102 (the docs' own code)
         spiders.append(names["Shop"])
         assert issubclass(names["Shop"], base)
     old = Entry("https://www.example.com/product/1", datetime(2025, 6, 1, tzinfo=timezone.utc))

@@ -13,15 +13,9 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import Entry, Status
-from sitemap_reader._core._codings import (
-    STEP,
-    CodingError,
-    Decoder,
-    UnsupportedCoding,
-    accept_encoding,
-    decoder_for,
-)
+from sitemap_reader import ContentEncodingError, Entry, Status
+from sitemap_reader._base._errors import CodingError
+from sitemap_reader._core._codings import STEP, Decoder, accept_encoding, decoder_for
 from tests.support.helpers import bomb_stream, bytewise, damaged_midway, encode, sized
 from tests.support.http_site import Handler, Served, serve, urlset, walk, xml
 
@@ -142,7 +136,7 @@ def test_a_fault_keeps_what_decoded_before_it(coding: str) -> None:
     ],
 )
 def test_codings_that_cannot_be_undone(content_encoding: str, says: str) -> None:
-    with pytest.raises(UnsupportedCoding, match=says):
+    with pytest.raises(ContentEncodingError, match=says):
         decoder_for(content_encoding)
 
 

@@ -258,7 +258,7 @@ async def test_soft_404_on_a_well_known_path_is_passed_over(aiohttp_server: Aioh
     for path in ("/sitemap.xml", "/sitemap_index.xml"):
         report = run.report(s.a(path))
         assert (report.status, report.format, report.entries) == (Status.MISSING, Format.HTML, 0)
-        # PROTOCOL.md: a soft 404 "yields no URLs (and a reported problem)"
+        # a soft 404 is no sitemap: no URLs, one `html` problem (docs/problems.md)
         assert [(p.kind, p.url) for p in report.problems] == [("html", s.a(path))]
     assert s.site.paths()[-1] == "/sitemap-index.xml"
 

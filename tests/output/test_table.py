@@ -42,6 +42,7 @@ from sitemap_reader import (
     read_dataframe_sync,
 )
 from sitemap_reader._cli import main
+from sitemap_reader._output import _table
 from tests.support.http_site import (
     FAST,
     Served,
@@ -211,6 +212,37 @@ def test_schema_columns_and_types() -> None:
         "href",
         "media",
     ]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Grown:
+    """A record as it would be with a field added: what the schema derivation is given."""
+
+    loc: str
+    caption: str | None = None
+    width: int | None = None  # the new field
+
+
+@dataclasses.dataclass(frozen=True)
+class _Unmapped:
+    loc: str
+    size: complex = 0j  # a type the schema has no column for
+
+
+def test_a_field_added_to_a_record_gets_its_column_or_stops_the_schema() -> None:
+    """The struct fields come from the record's dataclass fields: a new field is a new
+    column (its type from the map), and one of a type the map lacks is an error naming it,
+    never a column silently missing."""
+    grown = _table._struct_fields(pa, _Grown)
+    assert [(f.name, f.type, f.nullable) for f in grown] == [
+        ("loc", pa.string(), False),
+        ("caption", pa.string(), True),
+        ("width", pa.int64(), True),
+    ]
+    with pytest.raises(TypeError, match=r"_Unmapped\.size: complex has no Arrow type"):
+        _table._struct_fields(pa, _Unmapped)
+    entry_columns = [f.name for f in dataclasses.fields(Entry)]
+    assert [n for n in entry_schema().names if n != "source"] == entry_columns
 
 
 _text = st.text(max_size=12)

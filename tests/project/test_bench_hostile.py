@@ -1,5 +1,5 @@
 """The hostile-server benchmark: every row's outcome holds (one run of each attack, about
-10 s), and the README's table is the benchmark's, row for row."""
+10 s), and the table of docs/safety.md is the benchmark's, row for row."""
 
 from __future__ import annotations
 
@@ -45,12 +45,12 @@ def test_a_broken_outcome_is_reported() -> None:
     assert broken[1:] == ["redirects: three entries"]
 
 
-def test_the_readme_table_is_the_benchmarks() -> None:
-    """README.md gives the table as the script prints it: the same rows, attacks and
+def test_the_docs_table_is_the_benchmarks() -> None:
+    """docs/safety.md gives the table as the script prints it: the same rows, attacks and
     outcomes in order, and a figure for each attack of a row."""
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(bench_hostile.HEADER) + len(bench_hostile.HEADER) + 1
-    rows = readme[start:].split("\n\n", 1)[0].splitlines()
+    page = (ROOT / "docs" / "safety.md").read_text(encoding="utf-8")
+    start = page.index(bench_hostile.HEADER) + len(bench_hostile.HEADER) + 1
+    rows = page[start:].split("\n\n", 1)[0].splitlines()
     assert len(rows) == len(ROWS)
     for line, row in zip(rows, ROWS, strict=True):
         cells = line.split(" | ")
@@ -58,4 +58,4 @@ def test_the_readme_table_is_the_benchmarks() -> None:
         for cell, unit in ((cells[1], "s"), (cells[2], "MB")):
             assert re.fullmatch(rf"\d+\.\d+(?: / \d+\.\d+)* {unit}", cell), line
             assert cell.count(" / ") == len(row.attacks) - 1, line
-    assert "python benchmarks/bench_hostile.py" in readme
+    assert "python benchmarks/bench_hostile.py" in page

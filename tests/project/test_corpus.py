@@ -1,4 +1,4 @@
-"""The real-world corpus in ../shared/corpus (see its README.md and MANIFEST.tsv): every file
+"""The real-world corpus directory (docs/contributing.md, "The corpus"; its MANIFEST.tsv): every file
 parses without an exception and independently of chunking; the well-formed ones give exactly
 the manifest's count (and, for XML, exactly the locs lxml finds); each broken one fails in the
 specific, sensible way documented beside its test."""

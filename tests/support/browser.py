@@ -79,6 +79,7 @@ async def chromium(width: int = 412, height: int = 900) -> AsyncIterator[str]:
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--hide-scrollbars",  # as on a phone: the page has its whole width
             "--no-first-run",
             "--disable-extensions",
             "--disable-background-networking",
@@ -127,9 +128,13 @@ async def _drain(stream: asyncio.StreamReader) -> None:
         pass
 
 
-async def open_page(endpoint: str, url: str, expression: str) -> PageLoad:
+async def open_page(
+    endpoint: str, url: str, expression: str, *, width: int | None = None, full: bool = False
+) -> PageLoad:
     """Open ``url`` in a new tab; record requests and console output until it has loaded;
-    evaluate ``expression`` (JSON-able) and take a full-width screenshot."""
+    evaluate ``expression`` (JSON-able) and take a full-width screenshot (the whole page's
+    height if ``full``). ``width`` lays the page out at that many CSS pixels: headless
+    Chromium's window is never narrower than 500, a phone's is."""
     out = PageLoad()
     async with aiohttp.ClientSession() as http:
         async with http.put(f"{endpoint}/json/new?about:blank") as response:
@@ -140,6 +145,14 @@ async def open_page(endpoint: str, url: str, expression: str) -> PageLoad:
             try:
                 for domain in ("Page", "Network", "Runtime", "Log"):
                     await session.call(f"{domain}.enable")
+                if width is not None:
+                    await session.call(
+                        "Emulation.setDeviceMetricsOverride",
+                        width=width,
+                        height=900,
+                        deviceScaleFactor=1,
+                        mobile=False,
+                    )
                 await session.call("Page.navigate", url=url)
                 await asyncio.wait_for(session.loaded.wait(), 30)
                 await asyncio.sleep(0.2)  # late requests (none expected) would show here
@@ -147,7 +160,9 @@ async def open_page(endpoint: str, url: str, expression: str) -> PageLoad:
                     "Runtime.evaluate", expression=expression, returnByValue=True
                 )
                 out.value = result["result"].get("value")
-                shot = await session.call("Page.captureScreenshot", format="png")
+                shot = await session.call(
+                    "Page.captureScreenshot", format="png", captureBeyondViewport=full
+                )
                 out.screenshot = base64.b64decode(shot["data"])
             finally:
                 pump.cancel()

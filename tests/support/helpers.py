@@ -33,7 +33,8 @@ VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
 NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 
-# The shared corpus sits next to the checkout: <parent>/shared/corpus (see its README.md).
+# The corpus directory sits next to the checkout by default: <parent>/shared/corpus
+# (docs/contributing.md, "The corpus").
 # SITEMAP_READER_CORPUS points elsewhere (the test that CI refuses to run without it uses it).
 CORPUS = Path(
     os.environ.get("SITEMAP_READER_CORPUS")
@@ -88,7 +89,7 @@ def sized(data: bytes, size: int) -> list[bytes]:
 
 
 def two_way_splits(data: bytes) -> Iterator[list[bytes]]:
-    """``[data[:i], data[i:]]`` for every ``i`` in ``range(len(data) + 1)`` (STYLE C15)."""
+    """``[data[:i], data[i:]]`` for every ``i`` in ``range(len(data) + 1)`` (docs/architecture.md, "Chunks")."""
     for i in range(len(data) + 1):
         yield [data[:i], data[i:]]
 

@@ -1,7 +1,7 @@
 """Whether the walk may read a sitemap an index names, and follow where it leads (pure).
 
 A child is judged by its depth, by its index's scope (which sitemaps an index may name,
-PROTOCOL.md "Where URLs are valid") and by its lineage: an index naming one of its own
+docs/configuration.md, "Which URLs are kept") and by its lineage: an index naming one of its own
 ancestors is a cycle. A redirect is judged the same way once it is known where it leads.
 Duplicates and budgets are the frontier's to judge: they depend on the whole run.
 """

@@ -5,7 +5,7 @@ use the same protocol (http, in this example) and reside on the same host as the
 and "the location of a Sitemap file determines the set of URLs that can be included".
 -- https://www.sitemaps.org/protocol.html#submit_robots (cross-submission): a robots.txt
 vouches for its whole origin, for the sitemaps it names wherever they are stored, and for
-the sitemaps reached from them through indexes (PROTOCOL.md "Where URLs are valid").
+the sitemaps reached from them through indexes (docs/configuration.md, "Which URLs are kept").
 
 Checks are string prefix tests on a normalised form, with yarl only for URLs that do not
 pass the fast test as written (a capitalised host, an explicit default port, ...).

@@ -1,7 +1,7 @@
 """Whether a site's lastmods can be believed: signals measured, and a verdict on them (pure).
 
 Search engines use lastmod only where it proves consistently accurate; so does the
-incremental skip (PROTOCOL.md, "Incremental fetching"). The signals, per document:
+incremental skip (docs/incremental.md, "Lastmod trust"). The signals, per document:
 
 * in one read: the lastmods it carries (``dated``, ``undated``), those in the ``future``
   (beyond a day of clock skew and time zones), most of them on one instant or day

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..._base._models import Alternate, Image, News, ProblemKind, Video
 from .._doc import Document
-from ._expat import MAX_ELEMENT_DEPTH, Stop, TooDeep
+from .._halt import MAX_ELEMENT_DEPTH, Stop, TooDeep
 from ._extensions import (
     ALTERNATE,
     ALTERNATES,

@@ -31,6 +31,7 @@ from yarl import URL
 from ..._base._config import ReaderConfig, RetryPolicy, Timeouts
 from ..._base._errors import (
     AddressRefused,
+    CodingError,
     ContentEncodingError,
     FetchError,
     HTTPStatusError,
@@ -39,14 +40,8 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
-from ..._core._codings import (
-    CodingError,
-    Decoder,
-    UnsupportedCoding,
-    accept_encoding,
-    decoder_for,
-)
-from .._walk._outbox import Progress
+from ..._base._run import Progress
+from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
@@ -339,7 +334,7 @@ def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
     """
     try:
         return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
-    except UnsupportedCoding as exc:
+    except ContentEncodingError as exc:  # the coding's words; the URL is known here
         raise ContentEncodingError(f"{exc}: not read", url=url) from None
 
 

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from ..._base._errors import FetchError, LimitExceeded
 
-CHUNK = 65_536  # bytes handed to the parser at a time (STYLE C7)
+CHUNK = 65_536  # bytes handed to the parser at a time (docs/architecture.md, "Chunks")
 
 
 @dataclass(frozen=True, slots=True)

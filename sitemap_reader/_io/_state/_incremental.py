@@ -1,6 +1,6 @@
 """The walk's side of a state store: what to skip, what to ask, what to record.
 
--- PROTOCOL.md, "Incremental fetching": an index's ``sitemap/lastmod`` says when each child
+-- docs/incremental.md: an index's ``sitemap/lastmod`` says when each child
 changed, and HTTP validators (``ETag`` / ``If-None-Match``, ``Last-Modified`` /
 ``If-Modified-Since``, RFC 9110 section 13.1) let the server answer ``304 Not Modified``.
 
@@ -36,9 +36,9 @@ from ..._base._models import (
     Status,
     Trust,
 )
+from ..._base._run import Progress
 from ..._core._walk._trust import ACROSS_RUNS, LastmodStats, add, judge
 from .._http._response import FetchResult
-from .._walk._outbox import Progress
 from ._shrink import ShrinkGuard
 from ._store import ChangeFeedStore, LedgerStore, StateStore
 

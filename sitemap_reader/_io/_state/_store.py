@@ -1,11 +1,13 @@
-"""Incremental state, the contract: what a store keeps and what the walk may ask of it (STYLE C13).
+"""Incremental state, the contract: what a store keeps and what the walk may ask of it
+(docs/architecture.md, "The state store").
 
 A :class:`StateStore` remembers what each document held when it was last read completely
 (lastmod, validators, digest, children): enough to skip or ask conditionally. A
 :class:`ChangeFeedStore` also keeps every tracked document's entries, to say which URLs
 are new, modified or removed (``Incremental.changes``). The stores are
-:mod:`._state_sqlite`'s; this module imports the leaf modules only, and the walk decides
-what to ask and when to write.
+:mod:`._sqlite`'s; this module imports the records, the shrink guard's hold and that store
+(the default one, :func:`open_store`), nothing of the walk; the walk decides what to ask and
+when to write.
 
 Consistency: ``put`` writes one document's row, its children and (for the change feed) its
 entries in one transaction, and the walk calls it only after the document was read to its

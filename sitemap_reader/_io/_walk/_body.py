@@ -35,6 +35,7 @@ from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
+from ._reports import visited
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -403,27 +404,17 @@ class SitemapBody:
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
-        return SitemapVisited(
-            url=job.url,
-            status=status,
-            final_url=result.final_url,
-            source=job.source,
-            depth=job.depth,
+        return visited(
+            job,
+            status,
+            result,
             format=None if parser is None else parser.format,
-            http_status=result.status,
-            bytes=result.bytes,
             entries=self.entries,
             children=self.children,
             dropped=tuple(sorted(self.dropped.items())),
             problems=tuple(self.problems),
-            lastmod=job.lastmod,
-            order=job.order,
-            redirects=result.redirects,
-            content_type=result.content_type,
-            content_encoding=result.content_encoding,
             gzipped=parser is not None and parser.gzipped,
             encoding=None if parser is None else parser.encoding,
-            elapsed=result.elapsed,
         )
 
 

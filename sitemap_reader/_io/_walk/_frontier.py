@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 
 from ..._base._config import ReaderConfig
 from ..._base._models import Problem, ProblemKind
+from ..._base._run import Progress
 from ..._core._walk._jobs import Job, JobKind
-from ._outbox import Progress
 
 
 class Pushed(enum.Enum):

@@ -1,8 +1,8 @@
 """Local files and stdin: a sitemap, or a robots.txt whose Sitemap: lines are followed.
 
-A mixin of :class:`~._walk.Walk`: it reads what a user's local source holds, as the walk
-reads a fetched document, and leaves budgets, bodies and the queue to the walk (the
-methods declared here and defined there).
+A collaborator the walk (:class:`~._walker.Walk`) holds: it reads what a user's local
+source holds, as the walk reads a fetched document, and leaves budgets, bodies and the
+queue to the walk, which passes them in.
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import BinaryIO
 
 from ..._base._config import ReaderConfig, ScopePolicy
-from ..._base._models import Format, Problem, ProblemKind, SitemapRef, SitemapVisited, Status
+from ..._base._models import Format, Problem, ProblemKind, SitemapRef, Status
+from ..._base._run import Progress
 from ..._core._formats._robots import looks_like_robots, sitemap_urls
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job
@@ -24,39 +25,46 @@ from .._http._response import CHUNK, FetchResult
 from .._state._holdback import Hashed
 from .._state._incremental import Tracker
 from ._body import SitemapBody
-from ._outbox import Outbox, Progress
+from ._outbox import Outbox
+from ._reports import visited
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
+
+
+# What the walk lends: refused(job) reports a job a budget keeps from being read (True), the
+# body that reads a sitemap's bytes into events, and follow(), which queues a robots.txt's
+# sitemaps and returns the budget problems that refused some.
+Refuse = Callable[[Job], Awaitable[bool]]
+MakeBody = Callable[[Job], SitemapBody]
+Follow = Callable[[Job, Sequence[SitemapRef], str, str], Awaitable[list[Problem]]]
 
 
 class LocalFiles:
     """How the walk reads a local source (a path, a ``file:`` URL, ``-`` for stdin)."""
 
-    _config: ReaderConfig
-    _progress: Progress
-    _outbox: Outbox
-    _tracker: Tracker | None
+    def __init__(
+        self,
+        config: ReaderConfig,
+        progress: Progress,
+        outbox: Outbox,
+        tracker: Tracker | None,
+        *,
+        refuse: Refuse,
+        body: MakeBody,
+        follow: Follow,
+    ) -> None:
+        self._config = config
+        self._progress = progress
+        self._outbox = outbox
+        self._tracker = tracker
+        self._refuse = refuse
+        self._body = body
+        self._follow = follow
 
-    # Defined by the walk.
-    def _out_of_budget(self, job: Job) -> ProblemKind | None:
-        raise NotImplementedError
-
-    async def _skip(self, job: Job, budget: ProblemKind) -> None:
-        raise NotImplementedError
-
-    def _body(self, job: Job) -> SitemapBody:
-        raise NotImplementedError
-
-    async def _follow(
-        self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
-    ) -> list[Problem]:
-        raise NotImplementedError
-
-    async def _local(self, job: Job) -> None:
+    async def read(self, job: Job) -> None:
+        """Read ``job``'s file as a sitemap, or as a robots.txt if it is one."""
         name = job.url
-        budget = self._out_of_budget(job)
-        if budget is not None:
-            await self._skip(job, budget)
+        if await self._refuse(job):
             return
         # With a base URL the file stands there, as if fetched from it; without, it has no
         # location: nothing to resolve against, no scope for its entries.
@@ -83,14 +91,7 @@ class LocalFiles:
             )
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
-                SitemapVisited(
-                    url=name,
-                    status=Status.FAILED,
-                    final_url=name,
-                    problems=(problem,),
-                    order=job.order,
-                ),
-                root=job.root,
+                visited(job, Status.FAILED, final_url=name, problems=(problem,)), root=job.root
             )
             return
         size = 0
@@ -142,15 +143,13 @@ class LocalFiles:
         await self._outbox.emit(problems, root=job.root)
         base = self._config.base_url
         problems += await self._follow(job, found.refs, final, origin_of(base) if base else "")
-        await self._outbox.report(
-            SitemapVisited(
-                url=job.url,
-                status=Status.OK,
-                final_url=final,
-                format=Format.ROBOTS,
-                bytes=len(data),
-                children=len(found.refs),
-                problems=tuple(problems),
-            ),
-            root=job.root,
+        report = visited(
+            job,
+            Status.OK,
+            final_url=final,
+            format=Format.ROBOTS,
+            bytes=len(data),
+            children=len(found.refs),
+            problems=tuple(problems),
         )
+        await self._outbox.report(report, root=job.root)

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..._base._config import ReaderConfig
-from ..._base._errors import FetchError
+from ..._base._errors import WorkerLost
 from ..._base._gc import few_collections
-from ..._base._models import Alternate, ChangeFreq, Entry, Event, Format, Image, ProblemKind
+from ..._base._models import Alternate, ChangeFreq, Entry, Event, Format, Image
 from ..._core._parser import SitemapParser
 
 _ASK = struct.Struct("<IIB")  # payload length, document, operation
@@ -45,20 +45,6 @@ _ERROR = "error"  # a reply saying the parser raised (a bug): raised again here
 _WORKER = "from sitemap_reader._io._walk._pool import serve; serve()"
 _FREQ: dict[str | None, ChangeFreq | None] = {f.value: f for f in ChangeFreq}
 _FREQ[None] = None
-
-
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-class WorkerLost(FetchError):
-    """The worker process parsing a document died; what it sent before is kept."""
-
-    kind = ProblemKind.WORKER_LOST
 
 
 # -- the records, packed -----------------------------------------------------------------------

@@ -31,9 +31,9 @@ from ..._base._models import (
     ProblemKind,
     SitemapRef,
     SitemapState,
-    SitemapVisited,
     Status,
 )
+from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
 from ..._core._formats._robots import sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
@@ -46,11 +46,12 @@ from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
-from ._outbox import Batch, Outbox, Progress
+from ._outbox import Outbox
 from ._pool import ParsePool
+from ._reports import visited
 
 
-class Walk(LocalFiles):
+class Walk:
     """One run over ``sources`` (and ``leaves`` found by discovery); iterate :meth:`batches`
     once. With ``defer_leaves`` (discovery), leaf sitemaps are sniffed (their first bytes
     tell their format) and handed out as :class:`Leaf` records instead of being read."""
@@ -76,6 +77,15 @@ class Walk(LocalFiles):
         )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
+        self._local = LocalFiles(
+            config,
+            progress,
+            self._outbox,
+            self._tracker,
+            refuse=self._refuse,
+            body=self._body,
+            follow=self._follow,
+        )
         self._tasks: tuple[asyncio.Future[None], ...] = ()  # the workers and their closer
         self._stopped = False
         for source in sources:
@@ -164,12 +174,16 @@ class Walk(LocalFiles):
         if job.kind is JobKind.ROBOTS:
             await self._robots(job)
         elif job.kind is JobKind.LOCAL:
-            await self._local(job)
+            await self._local.read(job)
         else:
             await self._sitemap(job)
 
-    def _out_of_budget(self, job: Job) -> ProblemKind | None:
-        return self._frontier.out_of_budget(job, self._fetcher.bytes)
+    async def _refuse(self, job: Job) -> bool:
+        """Report ``job`` skipped if a budget keeps it from being read (True), else False."""
+        budget = self._frontier.out_of_budget(job, self._fetcher.bytes)
+        if budget is not None:
+            await self._skip(job, budget)
+        return budget is not None
 
     async def _say_budget(self, budget: ProblemKind, url: str, root: str) -> Problem | None:
         """Emit the Problem that says ``budget`` was reached, if not said yet; returns it."""
@@ -181,9 +195,7 @@ class Walk(LocalFiles):
     # -- robots.txt ----------------------------------------------------------------------
 
     async def _robots(self, job: Job) -> None:
-        budget = self._out_of_budget(job)
-        if budget is not None:
-            await self._skip(job, budget)
+        if await self._refuse(job):
             return
         plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
@@ -261,20 +273,14 @@ class Walk(LocalFiles):
         problems: tuple[Problem, ...],
     ) -> None:
         await self._outbox.report(
-            SitemapVisited(
-                url=job.url,
-                status=status,
+            visited(
+                job,
+                status,
+                result,
                 final_url=final,
-                source=job.source,
                 format=Format.ROBOTS,
-                http_status=result.status,
-                bytes=result.bytes,
                 children=children,
                 problems=problems,
-                order=job.order,
-                redirects=result.redirects,
-                content_type=result.content_type,
-                elapsed=result.elapsed,
             ),
             root=job.root,
         )
@@ -334,9 +340,7 @@ class Walk(LocalFiles):
             assert plan.state is not None
             await self._unchanged(job, plan.state, None)
             return True
-        budget = self._out_of_budget(job)
-        if budget is not None:
-            await self._skip(job, budget)
+        if await self._refuse(job):
             return False
         body = self._body(job)
         hashed = None if tracker is None else self._hashed(body, plan)
@@ -401,20 +405,17 @@ class Walk(LocalFiles):
         body = self._body(job)
         await body.replay(state)
         await self._outbox.report(
-            SitemapVisited(
-                url=job.url,
-                status=Status.UNCHANGED,
+            # Not through ``result``: what a 304 says of itself is no reading to check.
+            visited(
+                job,
+                Status.UNCHANGED,
                 final_url=state.final_url if result is None else result.final_url,
-                source=job.source,
-                depth=job.depth,
                 format=state.format,
                 http_status=None if result is None else result.status,
                 bytes=0 if result is None else result.bytes,
                 children=len(state.children),
                 problems=tuple(body.problems),
-                lastmod=job.lastmod,
                 lastmods=lastmods,
-                order=job.order,
             ),
             root=job.root,
         )
@@ -456,15 +457,7 @@ class Walk(LocalFiles):
             kind=budget, url=job.url, message="not read: a budget of the run was reached"
         )
         await self._outbox.report(
-            SitemapVisited(
-                url=job.url,
-                status=Status.SKIPPED,
-                source=job.source,
-                depth=job.depth,
-                problems=(problem,),
-                lastmod=job.lastmod,
-                order=job.order,
-            ),
+            visited(job, Status.SKIPPED, problems=(problem,)),
             root=job.root,
         )
 
