@@ -165,6 +165,9 @@ _TABLE = (
     ("P324", "empty-sitemap", W, "a sitemap lists no URL",
      "remove the empty sitemap, or fill it"),
     ("P325", "unreadable", E, "a local file cannot be read", "check the path"),
+    ("P326", "merge-conflict", E, "git merge-conflict markers left in the file",
+     ("resolve the conflict: keep one side and delete the <<<<<<<, ======= and >>>>>>> "
+      "lines, then regenerate the sitemap rather than merging it")),
     # -- values
     ("V401", "invalid-lastmod", W, "lastmod values that are no W3C datetime",
      "write lastmod as YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00"),
@@ -197,6 +200,9 @@ _TABLE = (
      "extension values that are malformed, or elements in no extension's namespace (left out)",
      ("fix the dates, numbers and yes/no values of the extension, and bind its prefix to the "
       "extension's namespace")),
+    ("X509", "hreflang-invalid", W, "hreflang values that are no BCP 47 language tag",
+     ("write an ISO 639 language code (en, de), optionally with a script or region "
+      "(zh-Hant, en-GB), or x-default")),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),
@@ -493,6 +499,13 @@ _DETAILS: dict[str, tuple[str, str]] = {
         ("A single value, line or nesting is too large to read safely: the document is cut there."),
         "a <loc> of 2 MB, or elements nested 300 deep",
     ),
+    "P326": (
+        (
+            "Lines of git merge-conflict markers (<<<<<<<, =======, >>>>>>>) were left in the "
+            "file: it is no XML, and parsers stop at the first marker."
+        ),
+        "a line '<<<<<<< HEAD' between two <url> entries",
+    ),
     "P324": (
         "The sitemap is well-formed but lists no URL at all.",
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>',
@@ -573,6 +586,13 @@ _DETAILS: dict[str, tuple[str, str]] = {
         ),
         "/en/ lists /de/ as hreflang=de; /de/ lists no /en/",
     ),
+    "X509": (
+        (
+            "An hreflang is no language tag: its language must be an ISO 639 code (en, de, yue), "
+            "optionally with a script or region. Search engines ignore the alternate."
+        ),
+        '<xhtml:link rel="alternate" hreflang="us" href="https://example.com/us/"/>',
+    ),
     "X508": (
         "An extension value is malformed (a date, a number, yes/no): the value is left out.",
         "<video:duration>ten minutes</video:duration>",
@@ -598,7 +618,18 @@ _DETAILS: dict[str, tuple[str, str]] = {
     ),
 }
 
-CODES: dict[str, Code] = {row[0]: Code(*row, *_DETAILS[row[0]]) for row in _TABLE}
+CODES: dict[str, Code] = {
+    code: Code(
+        code=code,
+        name=name,
+        severity=severity,
+        summary=summary,
+        fix=fix,
+        meaning=_DETAILS[code][0],
+        example=_DETAILS[code][1],
+    )
+    for code, name, severity, summary, fix in _TABLE
+}
 BY_NAME: dict[str, Code] = {code.name: code for code in CODES.values()}
 
 
@@ -609,4 +640,12 @@ def finding(
     ends with what to change."""
     code = BY_NAME[name]
     text = f"{message.rstrip('.')}. Fix: {code.fix}."
-    return Finding(code.code, code.name, code.severity, url, text, line, count)
+    return Finding(
+        code=code.code,
+        name=code.name,
+        severity=code.severity,
+        url=url,
+        message=text,
+        line=line,
+        count=count,
+    )

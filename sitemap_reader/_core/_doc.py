@@ -56,6 +56,10 @@ _TALLY_WORDS = {
         "extension value was malformed and was left out",
         "extension values were malformed and were left out",
     ),
+    ProblemKind.IMAGE_MISSING_LOC: (
+        "<image:image> without <image:loc> was left out",
+        "<image:image> elements without <image:loc> were left out",
+    ),
 }
 
 
@@ -95,16 +99,22 @@ class Document:
         else:
             slot[0] += 1  # type: ignore[operator]
 
-    def report(self, kind: ProblemKind, message: str) -> None:
+    def report(
+        self, kind: ProblemKind, message: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
         """A tolerated, document-level fault reported once (a wrong namespace, say)."""
-        self.out.append(Problem(kind, self.url, message))
+        self.out.append(Problem(kind=kind, url=self.url, message=message, line=line, column=column))
 
-    def fail(self, kind: ProblemKind, message: str) -> None:
+    def fail(
+        self, kind: ProblemKind, message: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
         """End the document: what was emitted stands, nothing after this is read."""
         if self.ended:
             return
         self.ended = True
-        self.fatal = Problem(kind, self.url, message, True)
+        self.fatal = Problem(
+            kind=kind, url=self.url, message=message, fatal=True, line=line, column=column
+        )
 
     def check_loc(self, raw: str) -> str | None:
         """The loc to emit for ``raw`` (already stripped), or None when it must be dropped."""
@@ -186,9 +196,10 @@ class Document:
             )
             ones = "ones" if len(self.variants) > 1 else "one"
             message = f"extension elements have the namespace {said}; read as the real {ones}"
-            self.out.append(Problem(ProblemKind.NAMESPACE, self.url, message))
+            self.out.append(Problem(kind=ProblemKind.NAMESPACE, url=self.url, message=message))
             self.variants.clear()
         for kind, (count, example) in self.tally.items():
+            assert isinstance(count, int) and isinstance(example, str)
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
                 read = "all were read" if self.fatal is None else "read up to where it ended"
@@ -196,11 +207,16 @@ class Document:
                     f"{self.entries:,} entries, {excess:,} more than the limit of "
                     f"{self.limits.max_urls:,} a sitemap may hold; {read}"
                 )
+                count, example = self.entries, ""  # the entries it holds, as check counts them
             else:
                 one, many = _TALLY_WORDS.get(kind, (kind, kind))
                 words = one if count == 1 else many
                 message = f"{count:,} {words} (first: {example})"
-            self.out.append(Problem(kind, self.url, message))
+            self.out.append(
+                Problem(
+                    kind=kind, url=self.url, message=message, count=count, example=example or None
+                )
+            )
         self.tally.clear()
         if self.fatal is not None:
             self.out.append(self.fatal)
@@ -216,7 +232,7 @@ class Document:
             f"{plural(self.entries, 'entry', 'entries')}; the document lists more than the "
             f"{plural(self.limits.max_urls, 'entry', 'entries')} a sitemap may hold"
         )
-        self.fatal = replace(self.fatal, message=message)
+        self.fatal = replace(self.fatal, message=message, count=self.entries)
 
     def take(self) -> list[Event]:
         out = self.out

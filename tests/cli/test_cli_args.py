@@ -282,7 +282,7 @@ def test_random_bytes_are_no_sitemap_read(tmp_path: Path) -> None:
     assert (code, out) == (1, "")
     problem, summary = err.splitlines()
     assert problem == (
-        f"sitemap-reader: {noise}: not a sitemap: not XML, and none of its 12 lines is a URL "
+        f"sitemap-reader: {noise}: the document is not XML, and none of its 12 lines is a URL "
         "[unknown-format]"
     )
     assert summary.startswith("sitemap-reader: 0 URLs from 0 sitemaps, 1 failed,")

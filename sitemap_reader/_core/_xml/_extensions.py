@@ -6,7 +6,7 @@ which field of the record and how the record is built from the captured text. An
 ``<xhtml:link rel="alternate">`` is one empty element: ``alternate`` reads its attributes.
 
 A malformed value is left out of its record and counted (``invalid-extension``); the
-record itself is kept, except an image without its ``<image:loc>``.
+record itself is kept, except an image without its ``<image:loc>`` (``image-missing-loc``).
 
 Each extension is known by its namespace, also as generators misspell it (``EXT_VARIANTS``:
 https, a trailing slash, the XHTML 1.1 schema's page): read as the real one, and reported.
@@ -170,11 +170,16 @@ _NEWS_VALUES: tuple[tuple[str, Convert], ...] = (
 )
 
 
+_NAMED_BY = ("title", "caption", "license", "geo_location")
+
+
 def _image(sub: dict[str, Any], doc: Document) -> Image | None:
     # Built by hand: a quarter of the entries of a large WordPress sitemap carry images.
     loc = sub.get("loc")
     if not loc:
-        doc.note(ProblemKind.INVALID_EXTENSION, "an <image:image> without <image:loc>")
+        # The example says which image: by what it does hold.
+        said = next((f"{name} {shorten(sub[name])}" for name in _NAMED_BY if sub.get(name)), None)
+        doc.note(ProblemKind.IMAGE_MISSING_LOC, said or "one with no title or caption")
         return None
     return Image(
         loc,
@@ -191,7 +196,7 @@ def _video(sub: dict[str, Any], doc: Document) -> Video:
 
 
 def _news(sub: dict[str, Any], doc: Document) -> News:
-    return News(*[convert(sub.get(name), doc) for name, convert in _NEWS_VALUES])
+    return News(**{name: convert(sub.get(name), doc) for name, convert in _NEWS_VALUES})
 
 
 CONTAINERS: dict[tuple[int, str], Container] = {

@@ -283,4 +283,5 @@ class SitemapMachine:
             ProblemKind.TOKEN_TOO_LARGE,
             f"a <{self._key}> value over {self.doc.limits.max_token_bytes:,} characters "
             f"at line {self._key_line}",
+            line=self._key_line,
         )

@@ -142,13 +142,13 @@ class Fetcher:
             if response.status >= 400:
                 raise _status_error(str(final), response)
             info = Response(
-                url,
-                str(final),
-                response.status,
-                response.headers.get("ETag"),
-                response.headers.get("Last-Modified"),
-                response.headers.get("Content-Type"),
-                response.content_length,
+                url=url,
+                final_url=str(final),
+                status=response.status,
+                etag=response.headers.get("ETag"),
+                last_modified=response.headers.get("Last-Modified"),
+                content_type=response.headers.get("Content-Type"),
+                content_length=response.content_length,
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):

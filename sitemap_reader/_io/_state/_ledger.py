@@ -95,7 +95,13 @@ class Ledger:
         """Every shrink the guard holds back, sitemaps first."""
         with self._guard():
             return [
-                Hold(scope, url, before, now, datetime.fromisoformat(since))
+                Hold(
+                    scope=scope,
+                    url=url,
+                    before=before,
+                    now=now,
+                    since=datetime.fromisoformat(since),
+                )
                 for scope, url, before, now, since in self._db.execute(
                     "SELECT scope, url, before, now, since FROM holds ORDER BY scope DESC, url"
                 )

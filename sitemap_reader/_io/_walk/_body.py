@@ -391,7 +391,9 @@ class SitemapBody:
                 status = Status.MISSING
             else:
                 status = self._cut_status()
-                problem = Problem(kind_of(error), error.url or job.url, str(error), fatal=True)
+                problem = Problem(
+                    kind=kind_of(error), url=error.url or job.url, message=str(error), fatal=True
+                )
                 self.problems.append(problem)
                 if not isinstance(error, LimitExceeded) or self._frontier.budget_problem(
                     error.kind, job.url, job.root
@@ -413,10 +415,11 @@ class SitemapBody:
             kind, count = self.unlisted
             self.problems.append(
                 Problem(
-                    kind,
-                    job.url,
-                    f"not read, nor listed one by one: {plural(count, 'more sitemap')} it "
-                    "names (the sitemap budget is spent)",
+                    kind=kind,
+                    url=job.url,
+                    message=f"not read, nor listed one by one: {plural(count, 'more sitemap')} "
+                    "it names (the sitemap budget is spent)",
+                    count=count,
                 )
             )
         return visited(
@@ -457,4 +460,4 @@ class BytesBody:
 
 def recorded(ref: SitemapRef) -> SitemapRef:
     """A child as the store keeps it: under its dedupe key, which is the store's key too."""
-    return SitemapRef(normalise(ref.loc), ref.lastmod, ref.source)
+    return SitemapRef(loc=normalise(ref.loc), lastmod=ref.lastmod, source=ref.source)

@@ -198,4 +198,6 @@ class Frontier:
             ProblemKind.MAX_TOTAL_BYTES: "the run's budget of "
             f"{plural(limits.max_total_bytes, 'body byte')} is spent",
         }[kind]
-        return Problem(kind, url, f"{why}: this and further documents are not read")
+        return Problem(
+            kind=kind, url=url, message=f"{why}: this and further documents are not read"
+        )
