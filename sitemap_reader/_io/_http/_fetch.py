@@ -1,4 +1,4 @@
-"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+"""Fetching: through one transport, redirects followed hop by hop, bodies streamed, retries.
 
 Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
 backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import time
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-import aiohttp
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -43,10 +41,9 @@ from ..._base._models import ProblemKind
 from ..._base._run import Progress
 from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
-from ._aiohttp_compat import peer, unread
-from ._guard import Guard, Refused
-from ._keepalive import retire_if_overrun
+from ._guard import Guard
 from ._response import Body, FetchResult, Response
+from ._transport import Transport, TransportResponse, content_length
 
 logger = logging.getLogger(__name__)
 
@@ -55,17 +52,17 @@ _T = TypeVar("_T")
 
 
 class Fetcher:
-    """All requests of one reader go through here (one session, shared limits)."""
+    """All requests of one reader go through here (one transport, shared limits)."""
 
     def __init__(
         self,
-        session: aiohttp.ClientSession,
+        transport: Transport,
         config: ReaderConfig,
         deadline: float | None,
         guard: Guard | None = None,
         progress: Progress | None = None,
     ) -> None:
-        self._session = session
+        self._transport = transport
         # Its bytes grow with every piece received, not once a document ends (the
         # progress line's MB).
         self._progress = progress or Progress()
@@ -119,21 +116,15 @@ class Fetcher:
         hops: list[tuple[int, str]] = []
         try:
             response, final = await self._open(url, clock, headers, body, hops)
-        except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
-                refusal = exc.os_error.refusal
-                raise AddressRefused(
-                    str(refusal), url=url, host=refusal.host, address=refusal.address
-                ) from None
-            raise _transport_error(url, exc) from exc
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+        except asyncio.TimeoutError as exc:
             raise _transport_error(url, exc) from exc
         finally:
             result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
             result.final_url = str(final)
             return
-        async with response:
+        reuse = True
+        try:
             result.final_url = str(final)
             result.status = response.status
             result.bytes = 0
@@ -148,52 +139,41 @@ class Fetcher:
                 etag=response.headers.get("ETag"),
                 last_modified=response.headers.get("Last-Modified"),
                 content_type=response.headers.get("Content-Type"),
-                content_length=response.content_length,
+                content_length=content_length(response.headers),
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):
                 return
-            content = response.content
+            chunks = response.chunks()
             decoder = _decoder(response, str(final))
-            try:
-                while True:
-                    data = await clock.wait(content.readany())
-                    if not data:
-                        if decoder is not None and not decoder.complete:
-                            raise TransportError(
-                                f"the {decoder.name} Content-Encoding stream ends before its "
-                                f"end after {result.bytes:,} bytes of the body",
-                                url=str(final),
-                            )
-                        break
-                    room = self._max_total - self.bytes
-                    if len(data) > room:
-                        data = data[: max(room, 0)]  # the budget ends inside this piece
-                    self._received(result, len(data))
-                    if data and not await _pass_on(body, decoder, data, str(final)):
-                        break
-                    if self.bytes >= self._max_total:
-                        raise LimitExceeded(
-                            f"the run's budget of {self._max_total:,} body bytes is spent; "
-                            f"stopped after {result.bytes:,} bytes of this body",
+            while True:
+                data = await _next_chunk(chunks, clock, str(final), result.bytes)
+                if not data:
+                    if decoder is not None and not decoder.complete:
+                        raise TransportError(
+                            f"the {decoder.name} Content-Encoding stream ends before its "
+                            f"end after {result.bytes:,} bytes of the body",
                             url=str(final),
-                            kind=ProblemKind.MAX_TOTAL_BYTES,
                         )
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                if isinstance(exc, aiohttp.ClientPayloadError):
-                    # aiohttp raises a cut before handing over what it had buffered (a short
-                    # body arrives with the close): pass it on, what came before the cut
-                    # is kept.
-                    rest = unread(content)
-                    rest = rest[: max(self._max_total - self.bytes, 0)]
-                    if rest:
-                        self._received(result, len(rest))
-                        await _pass_on(body, decoder, rest, str(final))
-                raise _transport_error(str(final), exc, midway=result.bytes) from exc
+                    break
+                room = self._max_total - self.bytes
+                if len(data) > room:
+                    data = data[: max(room, 0)]  # the budget ends inside this piece
+                self._received(result, len(data))
+                if data and not await _pass_on(body, decoder, data, str(final)):
+                    break
+                if self.bytes >= self._max_total:
+                    raise LimitExceeded(
+                        f"the run's budget of {self._max_total:,} body bytes is spent; "
+                        f"stopped after {result.bytes:,} bytes of this body",
+                        url=str(final),
+                        kind=ProblemKind.MAX_TOTAL_BYTES,
+                    )
             result.read = True
             result.elapsed = clock.waited
-            whole = await body.finish()
-            retire_if_overrun(response, self._session.connector, cut=not whole)
+            reuse = await body.finish()
+        finally:
+            response.close(reuse=reuse)
 
     def _received(self, result: FetchResult, size: int) -> None:
         result.bytes += size
@@ -207,7 +187,7 @@ class Fetcher:
         headers: dict[str, str] | None,
         body: Body,
         hops: list[tuple[int, str]],
-    ) -> tuple[aiohttp.ClientResponse | None, URL]:
+    ) -> tuple[TransportResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
         seen = {current}
@@ -217,26 +197,26 @@ class Fetcher:
                 await guard.vet(current)  # every hop, before it is requested
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
-            response = await clock.wait(
-                self._session.get(
-                    current,
-                    allow_redirects=False,
-                    timeout=clock.aiohttp,
-                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
-                    auto_decompress=False,  # see _decoder
-                ),
-                connect=True,
-            )
+            try:
+                response = await clock.wait(
+                    self._transport.get(
+                        str(current), {"Accept-Encoding": accept_encoding(), **(headers or {})}
+                    ),
+                    connect=True,
+                )
+            except FetchError as exc:
+                exc.url = url  # a hop's fault is the fetch's: named by the URL asked for
+                raise
             if guard is not None:
                 try:
-                    guard.check_peer(current, peer(response))
+                    guard.check_peer(current, (response.peer,) if response.peer else None)
                 except AddressRefused:
-                    response.release()
+                    response.close()
                     raise
             if response.status not in _REDIRECTS:
                 return response, current
             location = response.headers.get("Location")
-            response.release()
+            response.close()
             if not location:
                 raise RedirectError(
                     f"HTTP {response.status} redirect without a Location header", url=str(current)
@@ -268,18 +248,13 @@ class _NetworkClock:
     sum of the waits of one request (a server trickling bytes is cut there); the run's
     deadline bounds every wait."""
 
-    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp", "cause")
+    __slots__ = ("_deadline", "_timeouts", "_waited", "cause")
 
     def __init__(self, timeouts: Timeouts, deadline: float | None) -> None:
         self._timeouts = timeouts
         self._deadline = deadline
         self._waited = 0.0
         self.cause = ""  # which bound the last wait ran against, for a timeout's message
-        # aiohttp times the TCP connect alone (its 'connect' would count pool waits too);
-        # reads are timed here.
-        self.aiohttp = aiohttp.ClientTimeout(
-            total=None, connect=None, sock_connect=timeouts.connect, sock_read=None
-        )
 
     def _limit(self, connect: bool) -> float | None:
         limits: list[tuple[float, str]] = []
@@ -330,13 +305,13 @@ class _NetworkClock:
 # where the body does, so a cut one passed as whole (a text sitemap's last line, cut, came
 # out as a wrong URL). What is asked for (accept_encoding) is what this machine can undo;
 # a server may send another coding unasked.
-def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
+def _decoder(response: TransportResponse, url: str) -> Decoder | None:
     """The decoder of the response's Content-Encoding: None for none.
 
     A coding that cannot be undone here is final: asking again brings the same one.
     """
     try:
-        return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
+        return decoder_for(response.headers.get("Content-Encoding", ""))
     except ContentEncodingError as exc:  # the coding's words; the URL is known here
         raise ContentEncodingError(f"{exc}: not read", url=url) from None
 
@@ -392,7 +367,7 @@ def _retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError:
+def _status_error(url: str, response: TransportResponse) -> HTTPStatusError:
     reason = f" {response.reason}" if response.reason else ""
     return HTTPStatusError(
         f"HTTP {response.status}{reason}",
@@ -402,31 +377,20 @@ def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError
     )
 
 
-def could_not_connect(error: Exception) -> bool:
-    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
-    return isinstance(error, TransportError) and isinstance(
-        error.__cause__, aiohttp.ClientConnectorError
-    )
+async def _next_chunk(
+    chunks: AsyncIterator[bytes], clock: _NetworkClock, url: str, midway: int
+) -> bytes:
+    """The body's next piece, b"" at its end; a fault or a timeout says how far it came."""
+    try:
+        return await clock.wait(anext(chunks, b""))
+    except (asyncio.TimeoutError, TransportError) as exc:
+        raise _transport_error(url, exc, midway=midway) from exc
 
 
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
-        # failed ...]") name its internals, not the cause.
-        cause = exc.os_error
-        if isinstance(cause, ConnectionRefusedError):
-            why = "connection refused"
-        elif isinstance(cause, socket.gaierror):
-            why = f"the host name does not resolve: {cause.strerror or cause}"
-        else:
-            why = cause.strerror or str(cause) or type(cause).__name__
-        what = f"could not connect to {exc.host}:{exc.port} ({why})"
-    elif isinstance(exc, asyncio.TimeoutError):
+    """A timeout (the reader's clocks) or a transport's fault midway, said with the URL."""
+    if isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
-    elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
-        # aiohttp could not parse the response's head; the 400 in its message is its own
-        # code, not the server's answer.
-        what = f"the response's status line or headers could not be read: {exc.message}"
     else:
         what = str(exc) or type(exc).__name__
     if midway:
