@@ -15,10 +15,11 @@
 The spider's async ``start()`` reads the sitemaps with :class:`~sitemap_reader.SitemapReader`
 (discovery, scope, limits, the SSRF guard and retries as configured by ``sitemap_config``)
 on the asyncio loop Scrapy runs on, and yields one page request per entry as the entries
-stream in. Sitemaps are fetched by the reader's own aiohttp session, not through Scrapy's
-downloader (its middlewares, proxies and delays apply to the pages only), with Scrapy's
-``USER_AGENT`` unless ``sitemap_config`` says otherwise. This module needs Scrapy 2.13 or
-newer (``pip install 'sitemap-reader[scrapy]'``); ``import sitemap_reader`` never imports it.
+stream in. Sitemaps are fetched through Scrapy's downloader (a :class:`~sitemap_reader.Transport`),
+so its middlewares, proxies, delays, AutoThrottle and HTTP cache apply to them as to the
+pages, with Scrapy's ``USER_AGENT`` unless ``sitemap_config`` says otherwise; redirects,
+retries and the SSRF guard stay the reader's. This module needs Scrapy 2.13 or newer
+(``pip install 'sitemap-reader[scrapy]'``); ``import sitemap_reader`` never imports it.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from . import (
     SitemapVisited,
     SqliteStateStore,
 )
+from ._io._http._scrapy import ScrapyTransport
+from ._io._http._transport import Transport
 from ._io._state._kept import KeptEntries
 
 try:
@@ -146,6 +149,13 @@ class SitemapReaderSpider(Spider):
             config = replace(config, incremental=replace(config.incremental, changes=True))
         return config
 
+    def sitemap_reader_transport(self) -> Transport | None:
+        """What fetches the sitemaps: Scrapy's downloader (the user agent the
+        ``sitemap_config`` names, if one is given). Return None for the reader's own aiohttp
+        session, which none of Scrapy's downloader settings reach."""
+        agent = None if self.sitemap_config is None else self.sitemap_config.user_agent
+        return ScrapyTransport(self.crawler, user_agent=agent)
+
     # -- the start requests ---------------------------------------------------------------------
 
     async def start(self) -> AsyncIterator[Any]:
@@ -160,7 +170,8 @@ class SitemapReaderSpider(Spider):
         config = self.sitemap_reader_config()
         kept = None if self.sitemap_state is None else KeptEntries(_open_state(self.sitemap_state))
         try:
-            async with SitemapReader(config, state=kept) as reader:
+            transport = self.sitemap_reader_transport()
+            async with SitemapReader(config, transport=transport, state=kept) as reader:
                 # One walk per source, so that each entry is known to descend from its own.
                 for source in sources:
                     follow = _Follow(self._follow)

@@ -19,7 +19,17 @@ import pytest
 
 pytest.importorskip("scrapy")
 
-from tests.support.http_site import Served, ThreadedServer, gz_file, sitemapindex, text, xml
+from tests.support.http_site import (
+    Served,
+    ThreadedServer,
+    gz_file,
+    redirect,
+    sequence,
+    sitemapindex,
+    status,
+    text,
+    xml,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CRAWL_TIMEOUT = 120  # seconds; a crawl of this site takes about two
@@ -143,14 +153,19 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     # The guarded sitemap was refused by the SSRF guard before any request reached it.
     assert served.count("/sitemap-guarded.xml") == 0
     assert result["stats"]["sitemap_reader/problems/private-address"] == 1
-    # Sitemaps were read by the reader (once each), not through Scrapy's downloader.
-    for path in ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml"):
+    # Sitemaps were read by the reader, once each, through Scrapy's downloader.
+    sitemaps = ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml")
+    for path in sitemaps:
         assert served.count(path) == 1, path
     # Unlike SitemapSpider, the reader reads a sitemap sitemap_follow refuses (no requests).
     assert served.count("/sitemap-archive.xml") == 1
     assert pages[a("/blog/news")]["sitemap"] == a("/sitemap-news.xml")
     assert result["stats"]["sitemap_reader/requests"] == len(pages)
-    assert result["stats"]["downloader/request_count"] == len(pages)
+    fetched = [d["url"] for d in result["downloaded"] if not d["page"]]
+    assert sorted(fetched) == sorted(
+        a(p) for p in (*sitemaps, "/sitemap-shop.xml.gz", "/sitemap-archive.xml")
+    )
+    assert result["stats"]["downloader/request_count"] == len(pages) + len(fetched)
 
     blog_a = pages[a("/blog/a")]
     assert blog_a["callback"] == "parse_blog"
@@ -263,3 +278,39 @@ def test_the_docs_side_by_side_runs() -> None:
     kept = list(spiders[1].sitemap_filter(spiders[1].__new__(spiders[1]), [old, new, Entry("x")]))
     assert kept == [new]
     assert spiders[0].sitemap_rules == spiders[1].sitemap_rules
+
+
+def test_sitemaps_go_through_scrapys_downloader(served: Served, tmp_path: Path) -> None:
+    """Sitemaps are Scrapy requests: the project's downloader middleware sees each one,
+    DEFAULT_REQUEST_HEADERS reach the server on them, a redirect is one request per hop (the
+    reader follows it, not Scrapy's RedirectMiddleware), a 503 is retried by the reader, and
+    Scrapy's HTTP cache answers them on the next crawl."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/old-index.xml')}\n"))
+    served.add("/old-index.xml", redirect(a("/sitemap_index.xml")))
+    served.add("/sitemap_index.xml", xml(sitemapindex(a("/sitemap-blog.xml"))))
+    blog = xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n")
+    served.add("/sitemap-blog.xml", sequence(status(503, headers={"Retry-After": "0"}), blog))
+    serve_pages(served, "/blog/a")
+    sitemaps = ("/robots.txt", "/old-index.xml", "/sitemap_index.xml", "/sitemap-blog.xml")
+    cache = tmp_path / "cache"
+
+    first = crawl(tmp_path / "1.json", a("/"), "--cache", str(cache))
+
+    assert set(pages_by_url(first)) == {a("/blog/a")}
+    asked = [*sitemaps, "/sitemap-blog.xml", "/blog/a"]  # the 503, then the retry
+    seen = [(d["url"], d["page"]) for d in first["downloaded"]]
+    assert sorted(seen) == sorted((a(p), p == "/blog/a") for p in asked)
+    for path in asked:
+        assert served.count(path) == asked.count(path), path
+        for headers in served.site.headers(path):
+            assert headers.get("x-crawl") == "scrapy-defaults", path
+    assert first["stats"]["downloader/request_count"] == len(asked)
+    assert first["stats"]["sitemap_reader/sitemaps/ok"] >= 2
+
+    second = crawl(tmp_path / "2.json", a("/"), "--cache", str(cache))
+
+    assert set(pages_by_url(second)) == {a("/blog/a")}
+    assert second["downloaded"] == []  # the cache, before the middleware, answered them all
+    for path in asked:
+        assert served.count(path) == asked.count(path), path

@@ -304,6 +304,7 @@ class Hit:
     host: str  # the Host header's name (127.0.0.1 or localhost), without the port
     path: str  # path and query, as sent
     at: float  # time.monotonic() when it arrived
+    headers: dict[str, str] = field(default_factory=dict)  # as sent, names in lower case
 
 
 @dataclass
@@ -331,6 +332,10 @@ class Site:
         """Every requested path, in order (on ``host``, or on any host)."""
         return [h.path for h in self.hits if host is None or h.host == host]
 
+    def headers(self, path: str) -> list[dict[str, str]]:
+        """The headers of each request for ``path``, in order (names in lower case)."""
+        return [h.headers for h in self.hits if h.path == path]
+
     def times(self, path: str) -> list[float]:
         return [h.at for h in self.hits if h.path == path]
 
@@ -343,7 +348,8 @@ class Site:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         host = (request.host or "").rsplit(":", 1)[0]
         path = request.path_qs
-        self.hits.append(Hit(host, path, time.monotonic()))
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        self.hits.append(Hit(host, path, time.monotonic(), headers))
         handler = self.routes.get((host, path)) or self.routes.get((None, path))
         response: web.StreamResponse
         if handler is None:

@@ -1,11 +1,13 @@
 """A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
 
-    python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates]
+    python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates] [--cache DIR]
 
 Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
 uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
 writes what it saw as JSON to OUT: each page response with its callback and the plain
-values of its meta, the pages reported removed, and the crawl's stats.
+values of its meta, the pages reported removed, every request a downloader middleware of the
+project saw (sitemaps and pages alike), and the crawl's stats. Scrapy's DEFAULT_REQUEST_HEADERS
+add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from scrapy.crawler import AsyncCrawlerProcess
+from scrapy import Request
+from scrapy.crawler import AsyncCrawlerProcess, Crawler
 from scrapy.http import Response
 
 from sitemap_reader import Entry, EntryChange, ReaderConfig, RetryPolicy, Timeouts
@@ -29,6 +32,23 @@ CONFIG = ReaderConfig(
     retry=RetryPolicy(backoff=0.01, max_backoff=0.05),
 )
 FILTERED_BEFORE = datetime.fromisoformat("2020-01-01T00:00:00+00:00")
+CRAWL_HEADER = ("X-Crawl", "scrapy-defaults")  # DEFAULT_REQUEST_HEADERS: on every request
+
+
+class SeenMiddleware:
+    """A downloader middleware of the project: notes each request it is handed."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SeenMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        seen = getattr(self.crawler.spider, "downloaded", None)
+        if seen is not None:
+            seen.append({"url": request.url, "page": request.callback is not None})
 
 
 class SiteSpider(SitemapReaderSpider):
@@ -42,6 +62,7 @@ class SiteSpider(SitemapReaderSpider):
         self.out = out
         self.pages: list[dict[str, Any]] = []
         self.removed: list[dict[str, Any]] = []
+        self.downloaded: list[dict[str, Any]] = []  # SeenMiddleware's
 
     def sitemap_filter(self, entries: Iterable[Entry]) -> Iterator[Entry]:
         for entry in entries:
@@ -87,7 +108,13 @@ class SiteSpider(SitemapReaderSpider):
         }
         with open(self.out, "w", encoding="utf-8") as file:
             json.dump(
-                {"pages": self.pages, "removed": self.removed, "stats": stats, "reason": reason},
+                {
+                    "pages": self.pages,
+                    "removed": self.removed,
+                    "downloaded": self.downloaded,
+                    "stats": stats,
+                    "reason": reason,
+                },
                 file,
             )
 
@@ -98,15 +125,26 @@ def main() -> None:
     parser.add_argument("source")
     parser.add_argument("--state")
     parser.add_argument("--alternates", action="store_true")
+    parser.add_argument("--cache")
     args = parser.parse_args()
-    process = AsyncCrawlerProcess(
-        settings={
-            "LOG_LEVEL": "INFO",
-            "ROBOTSTXT_OBEY": False,  # the pages' robots.txt is not what is tested here
-            "TELNETCONSOLE_ENABLED": False,
-            "CLOSESPIDER_TIMEOUT": 60,
-        }
-    )
+    settings: dict[str, Any] = {
+        "LOG_LEVEL": "INFO",
+        "ROBOTSTXT_OBEY": False,  # the pages' robots.txt is not what is tested here
+        "TELNETCONSOLE_ENABLED": False,
+        "CLOSESPIDER_TIMEOUT": 60,
+        "DEFAULT_REQUEST_HEADERS": {"Accept": "*/*", CRAWL_HEADER[0]: CRAWL_HEADER[1]},
+        "DOWNLOADER_MIDDLEWARES": {
+            "tests.support.scrapy_crawl.SeenMiddleware": 950
+        },  # after the cache
+    }
+    if args.cache:
+        # A failure is not kept, or the reader's retry would be answered with it.
+        settings.update(
+            HTTPCACHE_ENABLED=True,
+            HTTPCACHE_DIR=args.cache,
+            HTTPCACHE_IGNORE_HTTP_CODES=[429, 500, 502, 503, 504],
+        )
+    process = AsyncCrawlerProcess(settings=settings)
     process.crawl(
         SiteSpider,
         out=args.out,
