@@ -97,6 +97,10 @@ class SitemapReaderSpider(Spider):
             retries, the SSRF guard); by default the defaults, with Scrapy's ``USER_AGENT``.
         sitemap_state: a state file (SQLite): with one, each run requests only the pages
             whose entries are new or modified since the last run (the change feed).
+        sitemap_requests_in_bulk: hand each batch's page requests to Scrapy's scheduler at
+            once (``engine.crawl``), not one by one through ``start()``: the engine takes
+            start requests one per loop turn. Such requests skip the spider middlewares'
+            ``process_start``; set it False for a project whose middlewares need them there.
     """
 
     sitemap_urls: Sequence[str] = ()
@@ -105,6 +109,7 @@ class SitemapReaderSpider(Spider):
     sitemap_alternate_links: bool = False
     sitemap_config: ReaderConfig | None = None
     sitemap_state: str | os.PathLike[str] | None = None
+    sitemap_requests_in_bulk: bool = True
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -214,7 +219,13 @@ class SitemapReaderSpider(Spider):
         self._count("entries", len(entries))
         entries = follow.entries(entries) + released
         if entries:
-            yield from self._requests(entries, source, changes)
+            requests = self._requests(entries, source, changes)
+            crawl = self._bulk_crawl()
+            if crawl is None:
+                yield from requests
+            else:
+                for request in requests:
+                    crawl(request)
         for change in removed:
             yield from self.sitemap_removed(change)
 
@@ -243,6 +254,14 @@ class SitemapReaderSpider(Spider):
                         yield Request(loc, callback=callback, meta=meta)
                         break
         self._count("requests", made)
+
+    def _bulk_crawl(self) -> Callable[[Request], None] | None:
+        """The engine's way in for requests, when page requests go in bulk."""
+        crawler = getattr(self, "crawler", None)
+        engine = None if crawler is None else crawler.engine
+        if not self.sitemap_requests_in_bulk or engine is None:
+            return None
+        return engine.crawl  # type: ignore[no-any-return]
 
     def _count(self, key: str, count: int = 1) -> None:
         crawler = getattr(self, "crawler", None)

@@ -166,6 +166,7 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
         a(p) for p in (*sitemaps, "/sitemap-shop.xml.gz", "/sitemap-archive.xml")
     )
     assert result["stats"]["downloader/request_count"] == len(pages) + len(fetched)
+    assert result["started"] == []  # handed to the scheduler in bulk, not yielded one by one
 
     blog_a = pages[a("/blog/a")]
     assert blog_a["callback"] == "parse_blog"
@@ -314,3 +315,17 @@ def test_sitemaps_go_through_scrapys_downloader(served: Served, tmp_path: Path) 
     assert second["downloaded"] == []  # the cache, before the middleware, answered them all
     for path in asked:
         assert served.count(path) == asked.count(path), path
+
+
+def test_page_requests_one_by_one_when_asked(served: Served, tmp_path: Path) -> None:
+    """sitemap_requests_in_bulk = False: the same page requests, each yielded from start()
+    through the spider middlewares' process_start."""
+    a = served.a
+    blog = SITEMAP_HEAD + url(a("/blog/a")) + url(a("/blog/b")) + "</urlset>\n"
+    served.add("/sitemap-blog.xml", xml(blog))
+    serve_pages(served, "/blog/a", "/blog/b")
+
+    result = crawl(tmp_path / "out.json", a("/sitemap-blog.xml"), "--one-by-one")
+
+    assert set(pages_by_url(result)) == {a("/blog/a"), a("/blog/b")}
+    assert sorted(result["started"]) == [a("/blog/a"), a("/blog/b")]

@@ -1,20 +1,23 @@
 """A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
 
     python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates] [--cache DIR]
+        [--one-by-one]
 
 Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
 uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
 writes what it saw as JSON to OUT: each page response with its callback and the plain
 values of its meta, the pages reported removed, every request a downloader middleware of the
 project saw (sitemaps and pages alike), and the crawl's stats. Scrapy's DEFAULT_REQUEST_HEADERS
-add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on.
+add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on. A spider
+middleware notes each request ``start()`` yields (``started``): none when page requests go in
+bulk, each of them with ``--one-by-one``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -51,6 +54,23 @@ class SeenMiddleware:
             seen.append({"url": request.url, "page": request.callback is not None})
 
 
+class StartSeenMiddleware:
+    """A spider middleware of the project: notes each request start() yields."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> StartSeenMiddleware:
+        return cls(crawler)
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for out in start:
+            if isinstance(out, Request):
+                self.crawler.spider.started.append(out.url)  # type: ignore[union-attr]
+            yield out
+
+
 class SiteSpider(SitemapReaderSpider):
     name = "site"
     sitemap_rules = ((r"/blog/", "parse_blog"), (r"/shop/", "parse"))  # /private/: none
@@ -63,6 +83,7 @@ class SiteSpider(SitemapReaderSpider):
         self.pages: list[dict[str, Any]] = []
         self.removed: list[dict[str, Any]] = []
         self.downloaded: list[dict[str, Any]] = []  # SeenMiddleware's
+        self.started: list[str] = []  # StartSeenMiddleware's
 
     def sitemap_filter(self, entries: Iterable[Entry]) -> Iterator[Entry]:
         for entry in entries:
@@ -112,6 +133,7 @@ class SiteSpider(SitemapReaderSpider):
                     "pages": self.pages,
                     "removed": self.removed,
                     "downloaded": self.downloaded,
+                    "started": self.started,
                     "stats": stats,
                     "reason": reason,
                 },
@@ -126,6 +148,7 @@ def main() -> None:
     parser.add_argument("--state")
     parser.add_argument("--alternates", action="store_true")
     parser.add_argument("--cache")
+    parser.add_argument("--one-by-one", action="store_true")
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO",
@@ -133,9 +156,9 @@ def main() -> None:
         "TELNETCONSOLE_ENABLED": False,
         "CLOSESPIDER_TIMEOUT": 60,
         "DEFAULT_REQUEST_HEADERS": {"Accept": "*/*", CRAWL_HEADER[0]: CRAWL_HEADER[1]},
-        "DOWNLOADER_MIDDLEWARES": {
-            "tests.support.scrapy_crawl.SeenMiddleware": 950
-        },  # after the cache
+        # After the HTTP cache (900): it sees what reaches the network.
+        "DOWNLOADER_MIDDLEWARES": {"tests.support.scrapy_crawl.SeenMiddleware": 950},
+        "SPIDER_MIDDLEWARES": {"tests.support.scrapy_crawl.StartSeenMiddleware": 500},
     }
     if args.cache:
         # A failure is not kept, or the reader's retry would be answered with it.
@@ -151,6 +174,7 @@ def main() -> None:
         sitemap_urls=[args.source],
         sitemap_state=args.state,
         sitemap_alternate_links=args.alternates,
+        sitemap_requests_in_bulk=not args.one_by_one,
     )
     process.start()
 
