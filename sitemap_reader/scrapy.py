@@ -158,8 +158,11 @@ class SitemapReaderSpider(Spider):
         """What fetches the sitemaps: Scrapy's downloader (the user agent the
         ``sitemap_config`` names, if one is given). Return None for the reader's own aiohttp
         session, which none of Scrapy's downloader settings reach."""
+        crawler = getattr(self, "crawler", None)
+        if crawler is None:  # not run by a crawler: no downloader to go through
+            return None
         agent = None if self.sitemap_config is None else self.sitemap_config.user_agent
-        return ScrapyTransport(self.crawler, user_agent=agent)
+        return ScrapyTransport(crawler, user_agent=agent)
 
     # -- the start requests ---------------------------------------------------------------------
 

@@ -42,10 +42,10 @@ class ScrapyTransport:
         self._headers = {} if user_agent is None else {"User-Agent": user_agent}
 
     async def get(self, url: str, headers: Mapping[str, str]) -> ScrapyResponse:
-        request = Request(
-            url, headers={**self._headers, **headers}, meta=dict(_META), dont_filter=True
-        )
         try:
+            request = Request(
+                url, headers={**self._headers, **headers}, meta=dict(_META), dont_filter=True
+            )
             response = await self._download(request)
         except IgnoreRequest as exc:  # a middleware's choice: asking again changes nothing
             raise FetchError(
