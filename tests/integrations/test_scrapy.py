@@ -329,3 +329,21 @@ def test_page_requests_one_by_one_when_asked(served: Served, tmp_path: Path) -> 
 
     assert set(pages_by_url(result)) == {a("/blog/a"), a("/blog/b")}
     assert sorted(result["started"]) == [a("/blog/a"), a("/blog/b")]
+
+
+def test_a_proxy_a_middleware_sets_carries_the_sitemaps(served: Served, tmp_path: Path) -> None:
+    """meta['proxy'] set by a downloader middleware applies to the sitemap requests: they
+    reach the proxy (here the site's own server on localhost, which answers a forward-proxy
+    request as it would a direct one) with the proxy's credentials."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/sitemap-blog.xml')}\n"))
+    served.add("/sitemap-blog.xml", xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n"))
+    serve_pages(served, "/blog/a")
+    proxy = f"http://crawler:secret@localhost:{served.port}"
+
+    result = crawl(tmp_path / "out.json", a("/"), "--proxy", proxy)
+
+    assert set(pages_by_url(result)) == {a("/blog/a")}
+    for path in ("/robots.txt", "/sitemap-blog.xml", "/blog/a"):
+        (headers,) = served.site.headers(path)
+        assert headers.get("proxy-authorization", "").startswith("Basic "), path

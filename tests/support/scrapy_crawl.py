@@ -1,7 +1,7 @@
 """A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
 
     python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates] [--cache DIR]
-        [--one-by-one]
+        [--one-by-one] [--proxy URL]
 
 Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
 uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
@@ -10,7 +10,8 @@ values of its meta, the pages reported removed, every request a downloader middl
 project saw (sitemaps and pages alike), and the crawl's stats. Scrapy's DEFAULT_REQUEST_HEADERS
 add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on. A spider
 middleware notes each request ``start()`` yields (``started``): none when page requests go in
-bulk, each of them with ``--one-by-one``.
+bulk, each of them with ``--one-by-one``. ``--proxy`` has a downloader middleware put
+``meta['proxy']`` on every request.
 """
 
 from __future__ import annotations
@@ -52,6 +53,21 @@ class SeenMiddleware:
         seen = getattr(self.crawler.spider, "downloaded", None)
         if seen is not None:
             seen.append({"url": request.url, "page": request.callback is not None})
+
+
+class ProxyMiddleware:
+    """A downloader middleware of the project: every request through the PROXY setting."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.proxy = crawler.settings.get("PROXY")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ProxyMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if self.proxy:
+            request.meta["proxy"] = self.proxy
 
 
 class StartSeenMiddleware:
@@ -149,6 +165,7 @@ def main() -> None:
     parser.add_argument("--alternates", action="store_true")
     parser.add_argument("--cache")
     parser.add_argument("--one-by-one", action="store_true")
+    parser.add_argument("--proxy")
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO",
@@ -157,7 +174,12 @@ def main() -> None:
         "CLOSESPIDER_TIMEOUT": 60,
         "DEFAULT_REQUEST_HEADERS": {"Accept": "*/*", CRAWL_HEADER[0]: CRAWL_HEADER[1]},
         # After the HTTP cache (900): it sees what reaches the network.
-        "DOWNLOADER_MIDDLEWARES": {"tests.support.scrapy_crawl.SeenMiddleware": 950},
+        # ProxyMiddleware before Scrapy's HttpProxyMiddleware (750), which reads meta['proxy'].
+        "DOWNLOADER_MIDDLEWARES": {
+            "tests.support.scrapy_crawl.ProxyMiddleware": 100,
+            "tests.support.scrapy_crawl.SeenMiddleware": 950,
+        },
+        "PROXY": args.proxy,
         "SPIDER_MIDDLEWARES": {"tests.support.scrapy_crawl.StartSeenMiddleware": 500},
     }
     if args.cache:
