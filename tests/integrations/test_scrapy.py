@@ -22,6 +22,7 @@ pytest.importorskip("scrapy")
 from tests.support.http_site import (
     Served,
     ThreadedServer,
+    closed_port,
     gz_file,
     redirect,
     sequence,
@@ -347,3 +348,18 @@ def test_a_proxy_a_middleware_sets_carries_the_sitemaps(served: Served, tmp_path
     for path in ("/robots.txt", "/sitemap-blog.xml", "/blog/a"):
         (headers,) = served.site.headers(path)
         assert headers.get("proxy-authorization", "").startswith("Basic "), path
+
+
+def test_a_refused_connection_through_scrapy_is_said_plainly(tmp_path: Path) -> None:
+    """Twisted's refusal comes out as the reader's: the robots.txt problem names the URL,
+    says the connection was refused and asks whether the address is right."""
+    source = f"http://127.0.0.1:{closed_port()}/"
+
+    result = crawl(tmp_path / "out.json", source)
+
+    assert result["pages"] == []
+    assert result["stats"]["sitemap_reader/problems/robots-unavailable"] == 1
+    (line,) = [line for line in result["log"].splitlines() if "robots.txt" in line]
+    assert f"{source}robots.txt" in line
+    assert "connection refused" in line
+    assert "is the address right?" in line

@@ -16,7 +16,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 from multidict import CIMultiDict
-from scrapy import Request
+from scrapy import Request, exceptions
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import error as twisted_error
@@ -27,6 +27,18 @@ from ._response import CHUNK
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+
+def _kinds(*names: str) -> tuple[type[BaseException], ...]:
+    """Scrapy's exception classes of these names, those this Scrapy has: newer releases
+    wrap Twisted's faults in their own (2.19 does; 2.13 raises Twisted's)."""
+    return tuple(getattr(exceptions, name) for name in names if hasattr(exceptions, name))
+
+
+_Kinds = tuple[type[BaseException], ...]
+_REFUSED: _Kinds = (twisted_error.ConnectionRefusedError, *_kinds("DownloadConnectionRefusedError"))
+_NO_NAME: _Kinds = (twisted_error.DNSLookupError, *_kinds("CannotResolveHostError"))
+_TIMED_OUT: _Kinds = (twisted_error.TimeoutError, *_kinds("DownloadTimeoutError"))
 
 # Scrapy's middlewares that would do the reader's work twice (it vets every hop itself, and
 # its retries know Retry-After and its budgets).
@@ -117,11 +129,11 @@ class ScrapyResponse:
 
 
 def _transport_error(url: str, exc: Exception) -> TransportError:
-    if isinstance(exc, twisted_error.ConnectionRefusedError):
+    if isinstance(exc, _REFUSED):
         what = "could not connect (connection refused)"
-    elif isinstance(exc, twisted_error.DNSLookupError):
+    elif isinstance(exc, _NO_NAME):
         what = f"the host name does not resolve ({exc})"
-    elif isinstance(exc, twisted_error.TimeoutError):
+    elif isinstance(exc, _TIMED_OUT):
         what = "timed out (Scrapy's DOWNLOAD_TIMEOUT)"
     else:
         what = str(exc) or type(exc).__name__
@@ -130,8 +142,8 @@ def _transport_error(url: str, exc: Exception) -> TransportError:
 
 def _cause(exc: Exception) -> BaseException:
     """What :func:`~._network.could_not_connect` recognises, for Twisted's words for it."""
-    if isinstance(exc, twisted_error.ConnectionRefusedError):
+    if isinstance(exc, _REFUSED):
         return ConnectionRefusedError(str(exc))
-    if isinstance(exc, twisted_error.DNSLookupError):
+    if isinstance(exc, _NO_NAME):
         return socket.gaierror(str(exc))
     return exc
