@@ -363,3 +363,43 @@ def test_a_refused_connection_through_scrapy_is_said_plainly(tmp_path: Path) -> 
     assert f"{source}robots.txt" in line
     assert "connection refused" in line
     assert "is the address right?" in line
+
+
+async def test_a_scrapy_response_as_the_reader_reads_it() -> None:
+    """A Scrapy response, whole, read as the transport protocol says: repeated headers joined,
+    the length of the body as it arrived, the body in CHUNK pieces, and no peer for the guard
+    when the response came through a proxy (its address is the proxy's)."""
+    import ipaddress
+
+    from scrapy import Request
+    from scrapy.http import Response
+
+    from sitemap_reader._io._http._response import CHUNK
+    from sitemap_reader._io._http._scrapy import ScrapyResponse
+
+    body = b"x" * (2 * CHUNK + 10)
+    address = ipaddress.ip_address("127.0.0.1")
+
+    def response(meta: dict[str, str]) -> ScrapyResponse:
+        headers = [("Vary", "Accept"), ("Vary", "Cookie"), ("Content-Length", "99")]
+        return ScrapyResponse(
+            Response(
+                "http://127.0.0.1/s.xml",
+                status=200,
+                headers=headers,
+                body=body,
+                request=Request("http://127.0.0.1/s.xml", meta=meta),
+                ip_address=address,
+            )
+        )
+
+    direct = response({})
+    assert direct.status == 200
+    assert direct.reason == "OK"
+    assert direct.headers["vary"] == "Accept, Cookie"
+    assert direct.headers["Content-Length"] == str(len(body))
+    pieces = [piece async for piece in direct.chunks()]
+    assert [len(p) for p in pieces] == [CHUNK, CHUNK, 10]
+    assert b"".join(pieces) == body
+    assert direct.peer == "127.0.0.1"
+    assert response({"proxy": "http://localhost:3128"}).peer is None

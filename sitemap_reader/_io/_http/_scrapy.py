@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def _kinds(*names: str) -> tuple[type[BaseException], ...]:
     """Scrapy's exception classes of these names, those this Scrapy has: newer releases
-    wrap Twisted's faults in their own (2.19 does; 2.13 raises Twisted's)."""
+    wrap Twisted's faults in their own (2.19 does), older ones raise Twisted's."""
     return tuple(getattr(exceptions, name) for name in names if hasattr(exceptions, name))
 
 
