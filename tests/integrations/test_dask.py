@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
+import dask
 import dask.bag as db
 import pandas as pd
 from dask.base import compute
@@ -341,6 +342,21 @@ def test_per_host_bounds_the_requests_to_a_host_across_the_cluster(
 
     assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
     assert flights.most_at_once() > 2
+
+
+def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -> None:
+    """Without a distributed cluster the tasks are threads of this process: the bound is
+    this process's, and holds across three of them at once."""
+    s, flights = one_host
+    sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
+    config = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
+
+    with dask.config.set(scheduler="threads", num_workers=3):
+        entries, _ = read_sites(sites, config=config, per_host=2, sites_per_task=1, batch_small=1)
+        rows = entries.compute()
+
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
+    assert flights.most_at_once() == 2
 
 
 def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
