@@ -27,6 +27,10 @@ computing them *together* (``dask.compute(entries, problems)``, or both ``to_par
 compute=False)`` as above) downloads each leaf once. Computing them one after the other
 reads the leaves twice.
 
+Every request of both stages waits for a turn at its host from a ``distributed.Semaphore``
+named after the host, so ``per_host`` bounds the requests in flight to one host across the
+whole cluster, not task by task.
+
 This module needs dask, distributed, pandas and pyarrow (``pip install
 'sitemap-reader[dask]'``); ``import sitemap_reader`` never imports it.
 """
