@@ -34,7 +34,7 @@ class Turns:
     async def enter(self, host: str, timeout: float | None) -> bool:
         try:
             await asyncio.wait_for(self._turns[host].acquire(), timeout)
-        except TimeoutError:
+        except asyncio.TimeoutError:
             return False
         self.entered[host] += 1
         return True
