@@ -9,9 +9,11 @@ machine reads without Dask: ``read_dataframe_sync`` and ``walk_sync`` over the s
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import subprocess
 import sys
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -357,6 +359,28 @@ def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -
 
     assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
     assert flights.most_at_once() == 2
+
+
+async def test_a_cancelled_wait_gives_back_the_turn_it_gets() -> None:
+    """A request cancelled while it waits for a turn (its run stopped) cannot call off the
+    blocking wait under way: the turn that wait gets is given back, and the host's one turn
+    is free again."""
+    from sitemap_reader.dask import _ClusterGate
+
+    gate = _ClusterGate(1)  # no cluster here: this process's semaphore
+    host = f"cancelled-{uuid.uuid4().hex}:80"  # process-wide: a name of this test's own
+    assert await gate.enter(host, None)
+    waiting = asyncio.create_task(gate.enter(host, None))
+    for _ in range(10):  # until it waits on its thread
+        await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+
+    gate.leave(host)
+
+    assert await gate.enter(host, 5.0)
+    gate.leave(host)
 
 
 def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
