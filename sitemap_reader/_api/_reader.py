@@ -245,8 +245,8 @@ class SitemapReader:
 
 
 def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:
-    """The reader's own session: its limits, its User-Agent, the guard's resolver, and the
-    environment (proxies, .netrc) only when ``config.trust_env`` says so."""
+    """The reader's own session: its limits, its User-Agent, the guard's resolver. It reads
+    nothing of the environment: the fetcher applies ``config.trust_env`` (proxies, .netrc)."""
     import aiohttp
 
     from .._io._http._resolver import GuardedResolver
@@ -260,5 +260,5 @@ def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession
         ),
         headers={"User-Agent": config.user_agent},
         auto_decompress=True,  # Content-Encoding is aiohttp's job; .gz bodies are ours
-        trust_env=config.trust_env,
+        trust_env=False,
     )

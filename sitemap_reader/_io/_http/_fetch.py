@@ -48,9 +48,9 @@ from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_ur
 from ..._base._run import Progress
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
+from ._environment import Environment
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
-from ._proxies import Proxies
 from ._response import Body, FetchResult, Response
 
 logger = logging.getLogger(__name__)
@@ -78,8 +78,13 @@ class Fetcher:
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
         self._slots: dict[str, asyncio.Semaphore] = {}
-        # The environment's proxies when asked for, or the session's own choice to read them.
-        self._proxies = Proxies(config.proxy, trust_env=config.trust_env or session.trust_env)
+        # The environment's proxies when asked for, or when a caller's session reads them
+        # (the guard must know); .netrc here unless that session adds it itself.
+        self._env = Environment(
+            config.proxy,
+            trust_env=config.trust_env or session.trust_env,
+            netrc=config.trust_env and not session.trust_env,
+        )
         if guard is not None and config.proxy is not None:
             guard.allow_proxy(URL(config.proxy))
         self._secrets = secrets_of(config.headers, config.proxy)
@@ -208,7 +213,7 @@ class Fetcher:
     def _transport_error(self, url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
         """:func:`_transport_error`, with no credential in its words (a proxy's password)."""
         error = _transport_error(url, exc, midway=midway)
-        secrets = (*self._secrets, *self._proxies.secrets)
+        secrets = (*self._secrets, *self._env.secrets)
         masked = mask_in(str(error), secrets)
         return error if masked == str(error) else TransportError(masked, url=url)
 
@@ -231,20 +236,22 @@ class Fetcher:
         guard = self._guard
         sent = self._request_headers(headers)
         for _hop in range(self._config.limits.max_redirects + 1):
-            proxy = await self._proxies.for_url(current)
+            proxy = await self._env.proxy_for(current)
+            login = await self._env.login_for(current)  # .netrc's, for this hop's host
+            hop = sent if login is None else _with_login(sent, login)
             if guard is not None:
                 if proxy is not None:
                     guard.allow_proxy(proxy)
                 await guard.vet(current, proxied=proxy is not None)  # every hop, before it goes
             if logger.isEnabledFor(logging.DEBUG):
                 via = "" if proxy is None else f" via {mask_url(str(proxy))}"
-                logger.debug("GET %s%s (%s)", current, via, mask_headers(sent.items()))
+                logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
             response = await clock.wait(
                 self._session.get(
                     current,
                     allow_redirects=False,
                     timeout=clock.aiohttp,
-                    headers=sent,
+                    headers=hop,
                     proxy=proxy,
                     auto_decompress=False,  # see _decoder
                 ),
@@ -294,6 +301,15 @@ class Fetcher:
         sent.setdefault("Accept-Encoding", accept_encoding())
         sent.update(headers or {})
         return sent
+
+
+def _with_login(headers: CIMultiDict[str], login: str) -> CIMultiDict[str]:
+    """``headers`` with .netrc's Authorization, unless the run gives its own (as curl)."""
+    if "Authorization" in headers:
+        return headers
+    with_login: CIMultiDict[str] = CIMultiDict(headers)
+    with_login["Authorization"] = login
+    return with_login
 
 
 def _same_origin(first: URL, then: URL) -> bool:
