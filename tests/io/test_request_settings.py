@@ -14,9 +14,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 from pytest_aiohttp.plugin import AiohttpServer
+from yarl import URL
 
 from sitemap_reader import ReaderConfig, ScopePolicy
-from sitemap_reader._io._http._fetch import Fetcher
+from sitemap_reader._io._http._fetch import Fetcher, _same_origin
 from tests.support.http_site import (
     FAST,
     Served,
@@ -237,3 +238,20 @@ async def test_a_transport_error_never_shows_the_proxy_password() -> None:
         error = fetcher._transport_error("http://example.com/", aiohttp.InvalidURL(proxy))
     assert "http://user:***@127.0.0.1:3128" in str(error)
     assert "wr0ng-pass" not in str(error) and error.url == "http://example.com/"
+
+
+@pytest.mark.parametrize(
+    ("then", "same"),
+    [
+        ("http://example.com/other.xml", True),
+        ("https://example.com/", True),  # the upgrade on the default ports keeps them
+        ("https://example.com:8443/", False),
+        ("http://example.com:8080/", False),
+        ("http://www.example.com/", False),
+        ("http://example.com.evil.test/", False),
+    ],
+)
+def test_which_hops_keep_the_credentials(then: str, same: bool) -> None:
+    assert _same_origin(URL("http://example.com/sitemap.xml"), URL(then)) is same
+    if then.startswith("https://example.com/"):  # never the downgrade
+        assert _same_origin(URL(then), URL("http://example.com/")) is False
