@@ -203,6 +203,7 @@ class ProblemKind(str, enum.Enum):
     INVALID_CHANGEFREQ = "invalid-changefreq"
     INVALID_PRIORITY = "invalid-priority"
     INVALID_EXTENSION = "invalid-extension"
+    IMAGE_MISSING_LOC = "image-missing-loc"
     ENCODING = "encoding"
     TOO_MANY_URLS = "too-many-urls"
     # ... or ending the document.
@@ -210,6 +211,7 @@ class ProblemKind(str, enum.Enum):
     UNKNOWN_FORMAT = "unknown-format"
     EMPTY = "empty"
     NOT_WELL_FORMED = "not-well-formed"
+    MERGE_CONFLICT = "merge-conflict"  # not well-formed: git's conflict markers in the file
     TRUNCATED = "truncated"
     UNSAFE_XML = "unsafe-xml"
     TOO_LARGE = "too-large"
@@ -252,19 +254,27 @@ class ProblemKind(str, enum.Enum):
         return format(self.value, spec)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Problem(Event):
     """Something that went wrong or was tolerated while reading ``url``.
 
     ``kind`` is a short stable word (see the table of kinds in docs/problems.md); ``message`` says what
     happened in words, naming the cause. A ``fatal`` problem ended its document: records
-    returned before it stand, nothing after it was read.
+    returned before it stand, nothing after it was read. The fields after it say what the
+    reader knew, for programs (``check`` reads them, never the message): ``line`` (1-based)
+    and ``column`` (0-based, as expat and the message count it) where the fault is, ``count`` how many times a
+    tolerated fault occurred in it (reported once a kind), and ``example`` the first value
+    at fault, as quoted in the message.
     """
 
     kind: ProblemKind
     url: str
     message: str
     fatal: bool = False
+    line: int | None = None
+    column: int | None = None
+    count: int | None = None
+    example: str | None = None
 
     def __str__(self) -> str:
         return f"{self.url}: {self.message} [{self.kind}]"

@@ -10,10 +10,9 @@ document, a count per month).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from yarl import URL
@@ -44,6 +43,7 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.INVALID_CHANGEFREQ: "invalid-changefreq",
     ProblemKind.INVALID_PRIORITY: "invalid-priority",
     ProblemKind.INVALID_EXTENSION: "invalid-extension",
+    ProblemKind.IMAGE_MISSING_LOC: "image-missing-loc",
     ProblemKind.ENCODING: "invalid-bytes",
     ProblemKind.UNKNOWN_ENCODING: "invalid-bytes",
     ProblemKind.TOO_MANY_URLS: "too-many-urls",
@@ -51,6 +51,7 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.UNKNOWN_FORMAT: "not-a-sitemap",
     ProblemKind.EMPTY: "not-a-sitemap",
     ProblemKind.NOT_WELL_FORMED: "not-well-formed",
+    ProblemKind.MERGE_CONFLICT: "merge-conflict",
     ProblemKind.TRUNCATED: "truncated",
     ProblemKind.UNSAFE_XML: "unsafe-xml",
     ProblemKind.TOO_LARGE: "too-large",
@@ -80,9 +81,6 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.SHRINK_HELD: "other",
     ProblemKind.SHRINK_CONFIRMED: "other",
 }
-# The parser counts an image without its loc with the malformed extension values; its
-# example says which (the first of the document's).
-_IMAGE_WITHOUT_LOC = "<image:image> without <image:loc>"
 # Kinds a robots.txt's report carries with another meaning there.
 _ROBOTS_CODES = {
     ProblemKind.INVALID_LOC: "robots-invalid-sitemap",
@@ -100,8 +98,6 @@ _STREAM_ONLY = frozenset(
     }
 )
 _FETCH_FAULTS = frozenset({ProblemKind.HTTP_STATUS, ProblemKind.NETWORK, ProblemKind.REDIRECT})
-_LINE = re.compile(r"\bline (\d+)")
-_COUNT = re.compile(r"([\d,]+) ")
 _XML_FORMATS = frozenset({Format.URLSET, Format.SITEMAPINDEX})
 _GZIP_TYPES = frozenset(
     {
@@ -127,7 +123,10 @@ class CheckOptions:
 
     def lint(self) -> LintOptions:
         return LintOptions(
-            self.max_doc_urls, self.max_tracked_urls, self.max_hreflang_pages, self.now
+            max_doc_urls=self.max_doc_urls,
+            max_tracked_urls=self.max_tracked_urls,
+            max_hreflang_pages=self.max_hreflang_pages,
+            now=self.now,
         )
 
 
@@ -255,6 +254,11 @@ class Checker:
             if problem.kind in _STREAM_ONLY:
                 continue
             name = _ROBOTS_CODES.get(problem.kind) or KIND_CODES.get(problem.kind, "other")
+            if problem.line is not None:
+                # A robots.txt's problems start with their line, which the finding carries.
+                problem = replace(
+                    problem, message=problem.message.removeprefix(f"line {problem.line}: ")
+                )
             yield _from_problem(problem, url, name)
 
     def _named_by_robots(self, report: SitemapVisited) -> bool:
@@ -287,8 +291,6 @@ class Checker:
             if problem is fetch_fault or problem.kind in _STREAM_ONLY:
                 continue
             name = KIND_CODES.get(problem.kind, "other")
-            if name == "invalid-extension" and _IMAGE_WITHOUT_LOC in problem.message:
-                name = "image-missing-loc"
             yield _from_problem(problem, url, name)
         yield from self._http(report, url, by_robots)
         trust = report.lastmods
@@ -377,15 +379,7 @@ def _from_problem(problem: Problem, url: str, name: str) -> Finding:
     message = problem.message
     if name == "other":
         message = f"{message} [{problem.kind}]"
-    line = _LINE.search(message)
-    count = _COUNT.match(message)
-    return finding(
-        name,
-        url,
-        message,
-        line=None if line is None else int(line[1]),
-        count=int(count[1].replace(",", "")) if count and count[1][0].isdigit() else 1,
-    )
+    return finding(name, url, message, line=problem.line, count=problem.count or 1)
 
 
 def _content_type_fault(media: str, fmt: Format, gzipped: bool) -> str | None:

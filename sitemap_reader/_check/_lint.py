@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from .._base._models import Entry, News, Video
 from .._base._words import plural, shorten
 from ._codes import Finding, finding
+from ._hreflang import is_hreflang
 
 # Characters a URL must percent-encode (RFC 3986 section 2; sitemaps.org "Entity escaping"):
 # controls, space, <>"{}|\^` and anything not ASCII.
@@ -145,6 +146,11 @@ _WORDS = {
         "news entries were",
         "published more than two days ago",
     ),
+    "hreflang-invalid": (
+        "hreflang value is",
+        "hreflang values are",
+        "no language tag (an ISO 639 language, then a script or region)",
+    ),
     "hreflang-no-x-default": (
         "URL has",
         "URLs have",
@@ -197,8 +203,13 @@ class DocumentLint:
             date = news.publication_date
             if date is not None and date < self._now - NEWS_MAX_AGE:
                 note("news-old", f"{loc} published {date.isoformat()}")
-        if entry.alternates and lacks_x_default(entry):
-            note("hreflang-no-x-default", loc)
+        if entry.alternates:
+            if lacks_x_default(entry):
+                note("hreflang-no-x-default", loc)
+            for alternate in entry.alternates:
+                lang = alternate.hreflang
+                if lang is not None and not is_hreflang(lang):
+                    note("hreflang-invalid", f"{lang!r} on {loc}")
 
     def findings(self) -> Iterator[Finding]:
         url = self.url
@@ -223,7 +234,7 @@ class DocumentLint:
             yield finding(
                 "lastmod-one-instant",
                 url,
-                f"at least {count:,} of {n:,} lastmods are {when.isoformat()}: the time the "
+                f"{_share(count, n)} lastmods are {when.isoformat()}: the time the "
                 "sitemap was made, not when each page changed",
                 count=count,
             )
@@ -234,6 +245,11 @@ class DocumentLint:
                 f"duplicates were looked for among the first {self._options.max_doc_urls:,} "
                 "URLs of this sitemap only",
             )
+
+
+def _share(count: int, n: int) -> str:
+    """How many of ``n`` values ``count`` (a lower bound, see Majority) says share one."""
+    return f"all {n:,}" if count == n else f"at least {count:,} of {n:,}"
 
 
 @dataclass(slots=True)

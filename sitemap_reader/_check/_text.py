@@ -65,8 +65,6 @@ def write_text(findings: list[Finding], out: IO[str]) -> None:
         out.write(f"{url or '(the run)'}\n")
         for item in items:
             line = f"line {item.line}: " if item.line is not None else ""
-            if item.message.startswith(line):  # robots.txt's messages name their line
-                line = ""
             out.write(f"  {item.severity.value:<7} {item.code} {item.name}: {line}{item.message}\n")
         out.write("\n")
     write_summary(summary_of(findings), out)

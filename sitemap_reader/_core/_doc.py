@@ -7,10 +7,12 @@ broken generator must not bury its records under 50,000 Problems.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._base._config import Limits
 from .._base._models import Entry, Event, Problem, ProblemKind, SitemapRef
 from .._base._urls import has_scheme, is_http_url, is_reference, resolve
-from .._base._words import shorten
+from .._base._words import byte_size, plural, shorten
 
 # kind -> the words a tally message uses for it: for one, for more than one
 _TALLY_WORDS = {
@@ -54,6 +56,10 @@ _TALLY_WORDS = {
         "extension value was malformed and was left out",
         "extension values were malformed and were left out",
     ),
+    ProblemKind.IMAGE_MISSING_LOC: (
+        "<image:image> without <image:loc> was left out",
+        "<image:image> elements without <image:loc> were left out",
+    ),
 }
 
 
@@ -69,6 +75,7 @@ class Document:
         "resolve_relative",
         "tally",
         "url",
+        "variants",
     )
 
     def __init__(self, url: str, limits: Limits, resolve_relative: bool) -> None:
@@ -80,6 +87,9 @@ class Document:
         self.entries = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
+        # Extension namespaces read as the real one (as written -> the real one), in the
+        # order met: reported once, when the document ends, however many elements had them.
+        self.variants: dict[str, str] = {}
 
     def note(self, kind: ProblemKind, example: str) -> None:
         """Count one tolerated fault; the first example is kept for the message."""
@@ -89,16 +99,22 @@ class Document:
         else:
             slot[0] += 1  # type: ignore[operator]
 
-    def report(self, kind: ProblemKind, message: str) -> None:
+    def report(
+        self, kind: ProblemKind, message: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
         """A tolerated, document-level fault reported once (a wrong namespace, say)."""
-        self.out.append(Problem(kind, self.url, message))
+        self.out.append(Problem(kind=kind, url=self.url, message=message, line=line, column=column))
 
-    def fail(self, kind: ProblemKind, message: str) -> None:
+    def fail(
+        self, kind: ProblemKind, message: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
         """End the document: what was emitted stands, nothing after this is read."""
         if self.ended:
             return
         self.ended = True
-        self.fatal = Problem(kind, self.url, message, True)
+        self.fatal = Problem(
+            kind=kind, url=self.url, message=message, fatal=True, line=line, column=column
+        )
 
     def check_loc(self, raw: str) -> str | None:
         """The loc to emit for ``raw`` (already stripped), or None when it must be dropped."""
@@ -157,7 +173,8 @@ class Document:
                 self.entries -= 1
                 self.fail(
                     ProblemKind.TOO_MANY_URLS,
-                    f"more than {self.limits.max_urls:,} entries: the document was cut there",
+                    f"more than {plural(self.limits.max_urls, 'entry', 'entries')}: the document "
+                    "was cut there",
                 )
                 return False
             if self.entries == self.limits.max_urls + 1:
@@ -168,23 +185,54 @@ class Document:
         self.out.append(event)
 
     def finish(self) -> None:
-        """Report the tally, then the fatal problem if any (it stays the last event)."""
+        """Report the extension namespace variants met, the tally, then the fatal problem
+        if any (it stays the last event)."""
         self.ended = True
+        if self.fatal is not None and self.fatal.kind == ProblemKind.TOO_LARGE:
+            self._merge_too_many()
+        if self.variants:
+            said = " and ".join(
+                f"{written!r}, not {real!r}" for written, real in self.variants.items()
+            )
+            ones = "ones" if len(self.variants) > 1 else "one"
+            message = f"extension elements have the namespace {said}; read as the real {ones}"
+            self.out.append(Problem(kind=ProblemKind.NAMESPACE, url=self.url, message=message))
+            self.variants.clear()
         for kind, (count, example) in self.tally.items():
+            assert isinstance(count, int) and isinstance(example, str)
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
+                read = "all were read" if self.fatal is None else "read up to where it ended"
                 message = (
                     f"{self.entries:,} entries, {excess:,} more than the limit of "
-                    f"{self.limits.max_urls:,} a sitemap may hold; all were read"
+                    f"{self.limits.max_urls:,} a sitemap may hold; {read}"
                 )
+                count, example = self.entries, ""  # the entries it holds, as check counts them
             else:
                 one, many = _TALLY_WORDS.get(kind, (kind, kind))
                 words = one if count == 1 else many
                 message = f"{count:,} {words} (first: {example})"
-            self.out.append(Problem(kind, self.url, message))
+            self.out.append(
+                Problem(
+                    kind=kind, url=self.url, message=message, count=count, example=example or None
+                )
+            )
         self.tally.clear()
         if self.fatal is not None:
             self.out.append(self.fatal)
+
+    def _merge_too_many(self) -> None:
+        """A document cut at its size after more entries than a sitemap may hold: one
+        Problem says both, as "all were read" beside "cut" would contradict it."""
+        if self.tally.pop(ProblemKind.TOO_MANY_URLS, None) is None:
+            return
+        assert self.fatal is not None
+        message = (
+            f"cut at {byte_size(self.limits.max_bytes)} (decompressed) after "
+            f"{plural(self.entries, 'entry', 'entries')}; the document lists more than the "
+            f"{plural(self.limits.max_urls, 'entry', 'entries')} a sitemap may hold"
+        )
+        self.fatal = replace(self.fatal, message=message, count=self.entries)
 
     def take(self) -> list[Event]:
         out = self.out

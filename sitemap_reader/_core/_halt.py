@@ -20,6 +20,7 @@ class TooDeep(Stop):
 
     def __init__(self, line: int) -> None:
         super().__init__(line)
+        self.line = line
         self.message = (
             f"elements nested more than {MAX_ELEMENT_DEPTH} deep at line {line}; "
             "read up to there and cut"

@@ -31,7 +31,7 @@ from sitemap_reader import (
 RECORDS = [
     Entry("https://example.com/", datetime(2024, 1, 1, tzinfo=timezone.utc), ChangeFreq.DAILY, 0.5),
     SitemapRef("https://example.com/s.xml", None, "https://example.com/index.xml"),
-    Problem(ProblemKind.TRUNCATED, "https://example.com/s.xml", "cut", True),
+    Problem(kind=ProblemKind.TRUNCATED, url="https://example.com/s.xml", message="cut", fatal=True),
     Image("https://example.com/i.jpg", "caption"),
     Video(title="t", tags=("a", "b")),
     News(publication_name="The Times"),
@@ -185,6 +185,7 @@ PUBLIC_NAMES = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

@@ -47,7 +47,9 @@ def test_the_docs_table_lists_every_kind_and_no_other() -> None:
 
 
 def test_a_kind_reads_as_its_word() -> None:
-    problem = Problem(ProblemKind.NOT_WELL_FORMED, "https://example.com/s.xml", "bad")
+    problem = Problem(
+        kind=ProblemKind.NOT_WELL_FORMED, url="https://example.com/s.xml", message="bad"
+    )
     assert problem.kind == "not-well-formed"
     assert str(problem) == "https://example.com/s.xml: bad [not-well-formed]"
     assert f"{problem.kind}" == "not-well-formed"
@@ -76,9 +78,32 @@ def test_each_exception_carries_its_kind(error: Exception, kind: ProblemKind) ->
     assert kind_of(error) is kind
 
 
+def test_a_problem_is_built_by_keyword_and_carries_its_facts() -> None:
+    """Fields are keyword-only; line, column, count and example are data, not text, and
+    str() still says what it always said."""
+    with pytest.raises(TypeError):
+        Problem(ProblemKind.NOT_WELL_FORMED, "u", "bad")  # type: ignore[misc]
+    problem = Problem(
+        kind=ProblemKind.INVALID_LASTMOD,
+        url="https://example.com/s.xml",
+        message="2 lastmod values were not dates and were left out (first: 'soon')",
+        count=2,
+        example="'soon'",
+    )
+    assert (problem.line, problem.column, problem.count, problem.example) == (
+        None,
+        None,
+        2,
+        "'soon'",
+    )
+    assert str(problem) == f"https://example.com/s.xml: {problem.message} [invalid-lastmod]"
+
+
 @pytest.mark.parametrize("kind", list(ProblemKind), ids=str)
 def test_every_kind_raises_an_error_of_the_tree_that_keeps_the_problem(kind: ProblemKind) -> None:
-    problem = Problem(kind, "https://example.com/s.xml", "what happened", fatal=True)
+    problem = Problem(
+        kind=kind, url="https://example.com/s.xml", message="what happened", fatal=True
+    )
     with pytest.raises(SitemapReaderError) as caught:
         raise_for_problem(problem)
     error = caught.value
@@ -88,12 +113,14 @@ def test_every_kind_raises_an_error_of_the_tree_that_keeps_the_problem(kind: Pro
 
 
 def test_the_fetch_layers_words_are_read_back() -> None:
-    status = Problem(ProblemKind.HTTP_STATUS, "https://example.com/s.xml", "HTTP 503 Busy")
+    status = Problem(
+        kind=ProblemKind.HTTP_STATUS, url="https://example.com/s.xml", message="HTTP 503 Busy"
+    )
     with pytest.raises(HTTPStatusError) as caught:
         raise_for_problem(status)
     assert caught.value.status == 503 and caught.value.retryable
     said = "not fetched: intranet is at 10.0.0.7, a private address; ..."
-    refused = Problem(ProblemKind.PRIVATE_ADDRESS, "http://intranet/s.xml", said)
+    refused = Problem(kind=ProblemKind.PRIVATE_ADDRESS, url="http://intranet/s.xml", message=said)
     with pytest.raises(AddressRefused) as refusal:
         raise_for_problem(refused)
     assert (refusal.value.host, refusal.value.address) == ("intranet", "10.0.0.7")

@@ -16,6 +16,7 @@ from pytest_aiohttp.plugin import AiohttpServer
 
 import sitemap_reader as sr
 from sitemap_reader._check._checker import KIND_CODES
+from sitemap_reader._check._hreflang import is_hreflang
 from tests.support.check import NOW, loc, urls
 from tests.support.http_site import (
     FAST,
@@ -227,6 +228,19 @@ def _(s: Served) -> Setup:
 def _(s: Served) -> Setup:
     s.add("/sitemap.xml", xml(urls(loc(s, "/page"), f"<loc>{s.a('/a?b=1&c=2')}</loc>")))
     return Setup((s.a("/sitemap.xml"),))
+
+
+@case("P326")
+def _(s: Served) -> Setup:
+    s.add("/sitemap.xml", xml(conflicted(s)))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+def conflicted(s: Served) -> str:
+    """A urlset committed in the middle of a merge: git's markers around two records."""
+    ours, theirs = f"<url>{loc(s, '/b')}</url>", f"<url>{loc(s, '/c')}</url>"
+    markers = f"<<<<<<< HEAD\n{ours}\n=======\n{theirs}\n>>>>>>> feature\n</urlset>"
+    return urls(loc(s, "/a")).replace("</urlset>", markers)
 
 
 @case("P306")
@@ -477,6 +491,14 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/sitemap.xml"),))
 
 
+@case("X509")
+def _(s: Served) -> Setup:
+    # "us" is a country code, not a language: the usual mistake for en-US.
+    alts = _alt(s, "us", "/us") + _alt(s, "x-default", "/us")
+    s.add("/sitemap.xml", xml(urls(loc(s, "/us", alts))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
 # -- the check itself ----------------------------------------------------------------------------
 
 
@@ -626,12 +648,13 @@ def test_every_problem_kind_has_a_code() -> None:
 
 
 def test_codes_are_well_formed() -> None:
-    """Codes are a letter and three digits, unique names, each with a fix."""
+    """Codes are a letter and three digits, unique names, each with what it means, a fix
+    and an example (what check --explain prints)."""
     names = [c.name for c in sr.CODES.values()]
     assert len(names) == len(set(names))
     for code, entry in sr.CODES.items():
         assert re.fullmatch(r"[RHPVXC]\d{3}", code) and entry.code == code
-        assert entry.summary and entry.fix
+        assert entry.summary and entry.fix and entry.meaning and entry.example
 
 
 CHECK_PAGE = Path(__file__).resolve().parents[2] / "docs" / "check.md"
@@ -648,3 +671,76 @@ def test_docs_table_is_the_registry() -> None:
 @pytest.mark.parametrize("kind", ["error", "warning", "notice"])
 def test_severity_ranks(kind: str) -> None:
     assert sr.Severity(kind).rank == {"error": 2, "warning": 1, "notice": 0}[kind]
+
+
+# -- findings read from the problems' fields ------------------------------------------------------
+
+
+async def test_merge_conflict_markers_have_their_own_code(aiohttp_server: AiohttpServer) -> None:
+    """git's conflict markers are said as such, at their line, not as a bad escape."""
+    s = await serve(aiohttp_server)
+    found = await check(CASES["P326"](s))
+    (conflict,) = [f for f in found if f.code == "P326"]
+    assert "P305" not in {f.code for f in found}
+    assert conflict.line == 4  # the declaration, <urlset>, the first record, then the marker
+    assert "merge-conflict marker" in conflict.message and "&amp;" not in conflict.message
+
+
+async def test_an_image_without_loc_after_a_bad_video_date(aiohttp_server: AiohttpServer) -> None:
+    """Both faults are found: the image without loc is not hidden behind the first example
+    of the malformed extension values (the video date that came before it)."""
+    s = await serve(aiohttp_server)
+    video = (
+        f"<video:video><video:thumbnail_loc>{s.a('/t.jpg')}</video:thumbnail_loc>"
+        "<video:title>t</video:title><video:description>d</video:description>"
+        f"<video:content_loc>{s.a('/v.mp4')}</video:content_loc>"
+        "<video:publication_date>yesterday</video:publication_date></video:video>"
+    )
+    image = "<image:image><image:caption>no loc</image:caption></image:image>"
+    s.add("/sitemap.xml", xml(urls(loc(s, "/v", video), loc(s, "/i", image))))
+    found = {f.code: f for f in await check(Setup((s.a("/sitemap.xml"),)))}
+    assert {"X501", "X508"} <= set(found)
+    assert "yesterday" in found["X508"].message and found["X508"].count == 1
+    assert found["X501"].count == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "valid"),
+    [
+        ("us", False),  # a country, not a language
+        ("uk", True),  # Ukrainian (the country is gb)
+        ("en_US", False),
+        ("english", False),
+        ("zz", False),
+        ("en", True),
+        ("EN-gb", True),
+        ("zh-Hant-TW", True),
+        ("es-419", True),
+        ("yue-HK", True),
+        ("x-default", True),
+    ],
+)
+def test_hreflang_values_are_bcp47_with_an_iso639_language(lang: str, valid: bool) -> None:
+    assert is_hreflang(lang) is valid
+
+
+async def test_an_hreflang_of_us_is_flagged(aiohttp_server: AiohttpServer) -> None:
+    s = await serve(aiohttp_server)
+    (found,) = [f for f in await check(CASES["X509"](s)) if f.code == "X509"]
+    assert found.count == 1 and "'us'" in found.message
+
+
+async def test_messages_do_not_repeat_their_names(aiohttp_server: AiohttpServer) -> None:
+    """ "P319 not-a-sitemap: not a sitemap: ..." said its name twice; so did P305."""
+    s = await serve(aiohttp_server)
+    s.add("/noise.txt", text("just words\nno URL here\n"))
+    found = await check(Setup((s.a("/noise.txt"),)))
+    found += await check(CASES["P305"](s))
+    for item in found:
+        assert not item.message.lower().startswith(item.name.replace("-", " ")), item
+
+
+async def test_one_instant_says_all_when_all_share_it(aiohttp_server: AiohttpServer) -> None:
+    s = await serve(aiohttp_server)
+    (found,) = [f for f in await check(CASES["V403"](s)) if f.code == "V403"]
+    assert found.message.startswith("all 12 lastmods are 2024-05-01T10:00:00+00:00"), found

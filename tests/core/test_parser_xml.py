@@ -592,18 +592,25 @@ def test_malformed_extension_values_are_left_out_and_tallied(fast: bool) -> None
     assert entry.images == (Image("https://example.com/ok.jpg"),)
     [video] = entry.videos
     assert (video.duration, video.publication_date, video.family_friendly) == (None, None, None)
-    assert problem(events, "invalid-extension").message.startswith("4 ")
+    # The image without its loc is a kind of its own; the three malformed values another.
+    bad = problem(events, "invalid-extension")
+    assert (bad.count, bad.example) == (3, "number 'ten minutes'")
+    assert bad.message.startswith("3 ")
+    image = problem(events, "image-missing-loc")
+    assert (image.count, image.example) == (1, "caption 'no loc'")
 
 
-def test_extension_elements_in_another_namespace_are_ignored(fast: bool) -> None:
-    """An `image:` prefix bound to some other namespace is not the image extension."""
+def test_extension_elements_in_another_namespace_are_not_read(fast: bool) -> None:
+    """An `image:` prefix bound to some other namespace is not the image extension: its
+    image is not read, and that is said (see test_parser_ext_namespaces)."""
     doc = urlset(
         "<url><loc>https://example.com/p</loc>"
         "<image:image><image:loc>https://example.com/1.jpg</image:loc></image:image></url>",
         extra=' xmlns:image="http://example.org/not-images"',
     )
-    [entry] = parse(doc.encode(), fast=fast)
+    entry, said = parse(doc.encode(), fast=fast)
     assert isinstance(entry, Entry) and entry.images == ()
+    assert isinstance(said, Problem) and said.kind == "invalid-extension"
 
 
 @pytest.mark.parametrize("model", [Image, Video, News])
@@ -716,6 +723,35 @@ def test_not_well_formed_keeps_entries_before_the_fault(fast: bool) -> None:
         assert last is not None and last.kind == "not-well-formed"
         # Expat stops at the "=" that ends the entity name "b" (0-based column 37).
         assert last.message.endswith("at line 4, column 37")
+        assert (last.line, last.column) == (4, 37)  # the same place, as fields
+
+
+def test_merge_conflict_markers_are_their_own_kind(fast: bool) -> None:
+    """git's "<<<<<<< HEAD" in a sitemap is a merge-conflict, at its line; the entries
+    before it stand."""
+    data = urlset(
+        url_block("https://example.com/1"),
+        "<<<<<<< HEAD",
+        url_block("https://example.com/2"),
+        "=======",
+        url_block("https://example.com/3"),
+        ">>>>>>> feature",
+    ).encode()
+    assert b"\n<<<<<<< HEAD\n" in data
+    for chunks in (None, 1, 2, 7):  # the verdict is the same however the bytes come
+        events = parse(data, chunks, fast=fast)
+        assert locs(events) == ["https://example.com/1"]
+        last = fatal(events)
+        assert last is not None and last.kind == "merge-conflict", (chunks, last)
+        assert last.line is not None and data.split(b"\n")[last.line - 1] == b"<<<<<<< HEAD"
+
+
+@pytest.mark.parametrize("line", ["&<a>", " <<a>", "<1>"])
+def test_other_faults_at_a_line_start_are_not_merge_conflicts(fast: bool, line: str) -> None:
+    data = urlset(url_block("https://example.com/1"), line).encode()
+    for chunks in (None, 1):
+        last = fatal(parse(data, chunks, fast=fast))
+        assert last is not None and last.kind == "not-well-formed", (line, chunks, last)
 
 
 def test_mismatched_tag_is_not_well_formed(fast: bool) -> None:
@@ -739,6 +775,7 @@ def test_max_urls_counts_but_reads_everything_by_default(fast: bool) -> None:
     found = problem(events, "too-many-urls")
     assert not found.fatal
     assert "7 entries, 2 more than the limit of 5" in found.message
+    assert (found.count, found.example) == (7, None)
     assert parser.entries == 7
 
 

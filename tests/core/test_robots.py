@@ -67,3 +67,14 @@ def test_directive_spellings_case_and_comments() -> None:
         "https://a.example/three.xml",
     ]
     assert found.problems == ()
+
+
+def test_a_faulty_sitemap_line_is_placed_by_its_line_field() -> None:
+    """The line of a relative or invalid Sitemap: value is a field, not only words."""
+    body = b"User-agent: *\nDisallow:\nSitemap: /sitemap.xml\n\nSitemap: ftp://example.com/s.xml\n"
+    found = sitemap_urls(body, "https://example.com/robots.txt")
+    assert [(p.kind, p.line) for p in found.problems] == [
+        ("relative-loc-resolved", 3),
+        ("invalid-loc", 5),
+    ]
+    assert found.problems[0].message.startswith("line 3: ")  # the words keep it for people

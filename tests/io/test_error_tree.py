@@ -31,9 +31,11 @@ from sitemap_reader import (
     Problem,
     RedirectError,
     ScopePolicy,
+    SitemapReader,
     SitemapReaderError,
     SqliteStateStore,
     StateError,
+    StateLocked,
     TransportError,
     UnsafeXMLError,
     WorkerLost,
@@ -141,6 +143,13 @@ async def bad_state_file(s: Served, tmp: Path, mp: pytest.MonkeyPatch) -> None:
     await asyncio.to_thread(SqliteStateStore, state)  # raises
 
 
+async def state_locked(s: Served, tmp: Path, mp: pytest.MonkeyPatch) -> None:
+    state = tmp / "state.sqlite"
+    # The second raises: the first holds the file.
+    async with SitemapReader(FAST, state=state), SitemapReader(FAST, state=state):
+        pass
+
+
 # Each exported exception class, and a real run that raises it.
 TRIGGERS: dict[type[SitemapReaderError], Trigger] = {
     ParseError: not_well_formed,
@@ -155,6 +164,7 @@ TRIGGERS: dict[type[SitemapReaderError], Trigger] = {
     WorkerLost: worker_killed,
     SitemapReaderError: no_sitemap,
     StateError: bad_state_file,
+    StateLocked: state_locked,
 }
 
 

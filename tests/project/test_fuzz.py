@@ -404,6 +404,7 @@ def test_a_cut_while_the_scanner_waits_on_a_fault() -> None:
     doc += b"<sitemap><loc>x</loc>\n<<y>" + b" " * 500
     limits = Limits(max_bytes=len(doc) - 100)
     reference = parse(doc, limits=limits, fast=False)
-    assert len(refs(reference)) == 10 and kinds(reference)[-1] == "not-well-formed"
+    # A line that opens with "<<" is taken for git's conflict marker (see _expat).
+    assert len(refs(reference)) == 10 and kinds(reference)[-1] == "merge-conflict"
     assert parse(doc, limits=limits, fast=True) == reference
     assert parse_chunks(cut_at(doc, [700]), limits=limits, fast=True) == reference

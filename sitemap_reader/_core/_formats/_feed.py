@@ -132,7 +132,15 @@ def parse_feed(data: bytes, fmt: Format, doc: Document) -> None:
             continue
         if not doc.count_entry():
             return
-        doc.out.append(Entry(loc, _date(item, prefer_updated, doc), None, None, doc.url))
+        doc.out.append(
+            Entry(
+                loc=loc,
+                lastmod=_date(item, prefer_updated, doc),
+                changefreq=None,
+                priority=None,
+                sitemap=doc.url,
+            )
+        )
 
 
 def _link(item: Any) -> str | None:

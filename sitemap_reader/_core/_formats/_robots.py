@@ -67,24 +67,26 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
                 if url is not None:
                     problems.append(
                         Problem(
-                            ProblemKind.RELATIVE_LOC_RESOLVED,
-                            robots_url,
-                            f"line {number}: the relative Sitemap value {shorten(value)} "
+                            kind=ProblemKind.RELATIVE_LOC_RESOLVED,
+                            url=robots_url,
+                            message=f"line {number}: the relative Sitemap value {shorten(value)} "
                             f"was resolved to {url}",
+                            line=number,
                         )
                     )
             if url is None:
                 problems.append(
                     Problem(
-                        ProblemKind.INVALID_LOC,
-                        robots_url,
-                        f"line {number}: the Sitemap value {shorten(value)} is not an "
+                        kind=ProblemKind.INVALID_LOC,
+                        url=robots_url,
+                        message=f"line {number}: the Sitemap value {shorten(value)} is not an "
                         "http(s) URL and was skipped",
+                        line=number,
                     )
                 )
                 continue
         if url is None or url in seen:
             continue
         seen.add(url)
-        refs.append(SitemapRef(url, None, robots_url))
+        refs.append(SitemapRef(loc=url, lastmod=None, source=robots_url))
     return RobotsSitemaps(tuple(refs), tuple(problems))

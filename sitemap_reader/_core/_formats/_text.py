@@ -81,7 +81,7 @@ class TextHandler:
             doc.tally.clear()  # what each line was is noise once the whole is no sitemap
             doc.fail(
                 ProblemKind.UNKNOWN_FORMAT,
-                f"not a sitemap: not XML, and none of its {self._lines:,} lines is a URL",
+                f"the document is not XML, and none of its {self._lines:,} lines is a URL",
             )
 
     def abort(self) -> None:
@@ -107,4 +107,6 @@ class TextHandler:
         loc = doc.check_loc(text)
         if loc is None or not doc.count_entry():
             return
-        doc.out.append(Entry(loc, None, None, None, doc.url))
+        doc.out.append(
+            Entry(loc=loc, lastmod=None, changefreq=None, priority=None, sitemap=doc.url)
+        )

@@ -12,6 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from ..._base._models import Problem, ProblemKind, SitemapRef, Status
+from ..._base._words import plural
 from ._jobs import Job, normalise
 from ._scope import Scope
 
@@ -31,22 +32,23 @@ def judge_child(
     else the Problem saying why not."""
     if depth > max_depth:
         return Problem(
-            ProblemKind.TOO_DEEP,
-            ref.loc,
-            f"not read: nested deeper than {max_depth} indexes (named by {ref.source})",
+            kind=ProblemKind.TOO_DEEP,
+            url=ref.loc,
+            message=f"not read: nested deeper than {plural(max_depth, 'index', 'indexes')} "
+            f"(named by {ref.source})",
         )
     why = scope.check_child(ref.loc)
     if why is not None:
         return Problem(
-            ProblemKind.OUT_OF_SCOPE,
-            ref.loc,
-            f"not read: an index at {ref.source} may not name a sitemap there ({why})",
+            kind=ProblemKind.OUT_OF_SCOPE,
+            url=ref.loc,
+            message=f"not read: an index at {ref.source} may not name a sitemap there ({why})",
         )
     if normalise(ref.loc) in lineage:
         return Problem(
-            ProblemKind.CYCLE,
-            ref.loc,
-            f"not read again: {ref.source} names its own ancestor (a cycle)",
+            kind=ProblemKind.CYCLE,
+            url=ref.loc,
+            message=f"not read again: {ref.source} names its own ancestor (a cycle)",
         )
     return None
 
@@ -88,4 +90,4 @@ def judge_landing(job: Job, final_url: str) -> Refusal | None:
 
 
 def _refusal(job: Job, status: Status, kind: ProblemKind, message: str) -> Refusal:
-    return Refusal(status, Problem(kind, job.url, f"not read: {message}"))
+    return Refusal(status, Problem(kind=kind, url=job.url, message=f"not read: {message}"))

@@ -51,7 +51,8 @@ class XmlHandler:
         self._sitemap: SitemapMachine | None = None  # once the root is urlset or sitemapindex
         self._feed: FeedBuffer | None = FeedBuffer()  # kept until the root says "no feed"
         # (kind, message) of a fault before any root, undecided until more bytes came
-        self._pending: tuple[ProblemKind, str] | None = None
+        # A fault held until the root is known: (kind, message, line, column).
+        self._pending: tuple[ProblemKind, str, int | None, int | None] | None = None
         self._expat_failed = False
         self._driver = ExpatDriver(doc)
         parser = self._driver.parser
@@ -226,7 +227,7 @@ class XmlHandler:
             self._driver.parse(data, final)
         except TooDeep as exc:
             self._expat_failed = True
-            self.doc.fail(ProblemKind.TOO_NESTED, exc.message)
+            self.doc.fail(ProblemKind.TOO_NESTED, exc.message, line=exc.line)
             if self._feed is not None and self.format in _FEEDS:
                 self._finish_feed(trim=True)  # a feed: its items before the fault are parsed
             self._feed = None
@@ -247,7 +248,8 @@ class XmlHandler:
             self._expat_failed = True
             fault = f"the declared encoding cannot be read ({exc})"
             if self.format is None and self._feed is not None and not final:
-                self._pending = (ProblemKind.NOT_WELL_FORMED, fault)  # a feed behind it is read
+                # a feed behind it is read
+                self._pending = (ProblemKind.NOT_WELL_FORMED, fault, None, None)
                 self._decide_pending(final=False)
             else:
                 self._feed = None
@@ -272,12 +274,14 @@ class XmlHandler:
         if self._sitemap is not None and self._sitemap.overran(parser.ErrorByteIndex):
             return
         where = position(exc)
+        at: dict[str, int | None] = {"line": exc.lineno, "column": exc.offset}
         after_root = self._past_root()
         if after_root:
             # Past the root, expat's verdict depends on where the bytes were split
             # ("<a/>m/": "junk after document element" at "m" when "m" ends a chunk, else
             # "invalid token" at "/"), so no position or words of expat's are quoted.
             where = f"after the </{self._root_local}> that ends the document"
+            at = {}
         feed = self._feed
         if self.format in _FEEDS:
             # feedparser reads what it can of a broken feed at close(); a cut one keeps only
@@ -289,12 +293,14 @@ class XmlHandler:
                     ProblemKind.TRUNCATED,
                     f"the {self.format} feed ends before its root element closes ({where}); "
                     "the items before the cut were kept",
+                    **at,
                 )
             else:
                 fault = "content" if after_root else exc_text(exc)
                 self.doc.report(
                     ProblemKind.NOT_WELL_FORMED,
-                    f"not well-formed XML: {fault} at {where}; read leniently as a feed",
+                    f"broken XML: {fault} at {where}; read leniently as a feed",
+                    **at,
                 )
             return
         if self.format is None and feed is not None and not (final and exc.code == NO_ELEMENTS):
@@ -302,25 +308,37 @@ class XmlHandler:
             # input depends on the split, "<?a?>>" + "<rss" against "<?a?>><rss")
             self._pending = (
                 ProblemKind.NOT_WELL_FORMED,
-                f"not well-formed XML: {exc_text(exc)} at {where}",
+                f"broken XML: {exc_text(exc)} at {where}",
+                exc.lineno,
+                exc.offset,
             )
             self._decide_pending(final=final)
             return
         self._feed = None
         code = exc.code
         if after_root:
-            self.doc.fail(ProblemKind.NOT_WELL_FORMED, f"not well-formed XML: content {where}")
+            self.doc.fail(ProblemKind.NOT_WELL_FORMED, f"broken XML: content {where}")
         elif final and self.format is not None and code in TRUNCATION_CODES:
             self.doc.fail(
                 ProblemKind.TRUNCATED,
                 f"the document ends before its <{self.format}> closes ({where}); "
                 "the entries before the cut were kept",
+                **at,
             )
         elif self.format is None and final and code == NO_ELEMENTS:
             self.doc.fail(ProblemKind.EMPTY, "the document has no root element")
+        elif self._driver.conflict:
+            self.doc.fail(
+                ProblemKind.MERGE_CONFLICT,
+                f"a git merge-conflict marker (<<<<<<<) at {where}: the file was saved "
+                "in the middle of a merge",
+                **at,
+            )
         else:
             self.doc.fail(
-                ProblemKind.NOT_WELL_FORMED, f"not well-formed XML: {exc_text(exc)} at {where}"
+                ProblemKind.NOT_WELL_FORMED,
+                f"broken XML: {exc_text(exc)} at {where}",
+                **at,
             )
 
     # -- the root ----------------------------------------------------------------------
@@ -347,6 +365,8 @@ class XmlHandler:
             self._pending = (
                 ProblemKind.UNKNOWN_FORMAT,
                 f"the root element <{local}> is not urlset, sitemapindex, rss or feed",
+                parser.CurrentLineNumber,
+                parser.CurrentColumnNumber,
             )
             raise Stop
 
@@ -357,20 +377,22 @@ class XmlHandler:
         fmt = sniff_broken(self._feed.raw, final=final)
         if fmt is None:
             return
-        kind, fault = self._pending
+        kind, fault, line, column = self._pending
         self._pending = None
         if fmt is Format.HTML:
             self._html()
         elif fmt is Format.UNKNOWN:
             self.format = fmt
             self._feed = None
-            self.doc.fail(kind, fault)
+            self.doc.fail(kind, fault, line=line, column=column)
         else:
             self.format = fmt
             self._driver.bound_tokens = False
             self.doc.report(
                 ProblemKind.NOT_WELL_FORMED,
                 f"{fault}; the {fmt} root comes later: read leniently as a feed",
+                line=line,
+                column=column,
             )
 
     def _html(self) -> None:

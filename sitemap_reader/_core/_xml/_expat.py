@@ -50,7 +50,18 @@ class ExpatDriver:
     for a declared encoding pyexpat cannot read.
     """
 
-    __slots__ = ("_backlog", "_doc", "_fed", "_held", "bound_tokens", "parser", "shift")
+    __slots__ = (
+        "_backlog",
+        "_before",
+        "_doc",
+        "_fed",
+        "_held",
+        "_piece",
+        "bound_tokens",
+        "conflict",
+        "parser",
+        "shift",
+    )
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
@@ -62,11 +73,13 @@ class ExpatDriver:
         self._fed = 0  # bytes given to expat
         self._held = 0  # bytes of an unfinished token expat held after the last Parse()
         self._backlog = bytearray()  # input held back from expat meanwhile (see parse)
+        self._piece = b""  # the last input given to expat: where its fault is looked at
+        self._before = b""  # the last byte of the input before it
+        self.conflict = False  # expat's fault is a git merge-conflict marker
 
     def parse(self, data: bytes, final: bool) -> None:
         """``Parse(data, final)``, failing at the first check point where expat holds an
         unfinished token over ``max_token_bytes`` (see ``_TOKEN_CHECK``)."""
-        parser = self.parser
         if self._backlog or (self._held and not final):
             # Each Parse() re-scans an unfinished token from its start (expat < 2.6, or with
             # deferral off): hold the input back until as much has come as expat holds, so
@@ -76,15 +89,25 @@ class ExpatDriver:
                 return
             data = bytes(self._backlog)
             self._backlog.clear()
+        try:
+            self._parse(data, final)
+        except pyexpat.ExpatError:
+            self.conflict = self._at_conflict_marker()
+            raise
+
+    def _parse(self, data: bytes, final: bool) -> None:
+        parser = self.parser
         while True:
             room = _TOKEN_CHECK - (self._fed + self.shift) % _TOKEN_CHECK
             if len(data) < room:
                 self._fed += len(data)
+                self._before, self._piece = self._piece[-1:], data
                 parser.Parse(data, final)
                 self._held = self._fed - parser.CurrentByteIndex
                 return
             piece, data = data[:room], data[room:]
             self._fed += room
+            self._before, self._piece = self._piece[-1:], piece
             parser.Parse(piece, final and not data)
             held = self._held = self._fed - parser.CurrentByteIndex
             limit = self._doc.limits.max_token_bytes
@@ -93,8 +116,22 @@ class ExpatDriver:
                     ProblemKind.TOKEN_TOO_LARGE,
                     f"an unfinished comment, tag or declaration over {limit:,} bytes "
                     f"at line {parser.CurrentLineNumber}",
+                    line=parser.CurrentLineNumber,
                 )
                 raise Stop
+
+    def _at_conflict_marker(self) -> bool:
+        """Whether expat's fault is a line git wrote for a merge conflict ("<<<<<<< HEAD"):
+        a line that starts with "<<", where expat stops at the second "<". Only those two
+        bytes are looked at, so the verdict is the same however the input was split (the
+        rest of the marker may not have come yet); "<<" opens no line of well-formed XML."""
+        parser = self.parser
+        piece = self._piece
+        at = parser.ErrorByteIndex - (self._fed - len(piece))
+        if parser.ErrorColumnNumber != 1 or not 0 <= at < len(piece):
+            return False
+        first = piece[at - 1 : at] if at else self._before
+        return first + piece[at : at + 1] == b"<<"
 
     @property
     def taken(self) -> int:
@@ -151,8 +188,12 @@ def _make_parser() -> Any:
 
 
 def exc_text(exc: pyexpat.ExpatError) -> str:
-    """Expat's words for an error, without its position."""
-    return expat_errors.messages[exc.code] if exc.code else str(exc)
+    """Expat's words for an error, without its position (nor its "not well-formed", which
+    the problem's kind says)."""
+    text = expat_errors.messages[exc.code] if exc.code else str(exc)
+    if text.startswith("not well-formed (") and text.endswith(")"):
+        return text[len("not well-formed (") : -1]
+    return text
 
 
 def position(exc: pyexpat.ExpatError) -> str:

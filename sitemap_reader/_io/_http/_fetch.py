@@ -46,6 +46,7 @@ from ..._base._errors import (
 from ..._base._models import ProblemKind
 from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_url, secrets_of
 from ..._base._run import Progress
+from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
 from ._environment import Environment
@@ -157,13 +158,13 @@ class Fetcher:
             if response.status >= 400:
                 raise _status_error(str(final), response)
             info = Response(
-                url,
-                str(final),
-                response.status,
-                response.headers.get("ETag"),
-                response.headers.get("Last-Modified"),
-                response.headers.get("Content-Type"),
-                response.content_length,
+                url=url,
+                final_url=str(final),
+                status=response.status,
+                etag=response.headers.get("ETag"),
+                last_modified=response.headers.get("Last-Modified"),
+                content_type=response.headers.get("Content-Type"),
+                content_length=response.content_length,
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):
@@ -291,7 +292,9 @@ class Fetcher:
             if not body.redirect(str(target)):
                 return None, target
         raise RedirectError(
-            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+            f"more than {plural(self._config.limits.max_redirects, 'redirect')} (last to "
+            f"{current})",
+            url=url,
         )
 
     def _request_headers(self, headers: dict[str, str] | None) -> CIMultiDict[str]:

@@ -50,7 +50,7 @@ class KeptEntries:
         """
         row = self._db.execute("SELECT entry FROM kept WHERE loc = ?", (change.loc,)).fetchone()
         if row is None:
-            return Entry(change.loc, change.lastmod, sitemap=change.sitemap)
+            return Entry(loc=change.loc, lastmod=change.lastmod, sitemap=change.sitemap)
         return Entry(*pickle.loads(row[0]))
 
     # -- the ChangeFeedStore protocol ----------------------------------------------------------

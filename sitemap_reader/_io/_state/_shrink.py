@@ -16,6 +16,7 @@ pending in the store until a later run confirms or undoes the shrink.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from ..._base._models import Problem, ProblemKind, SitemapRef, SitemapState
@@ -83,7 +84,7 @@ class ShrinkGuard:
                 self.ledger.release_removals(source)
             elif said is not None:
                 count = self.ledger.hold_removals(source)
-                said = Problem(said.kind, said.url, f"{said.message} ({count:,} removals)")
+                said = replace(said, message=f"{said.message} ({count:,} removals)", count=count)
             if said is not None:
                 problems.append(said)
         return problems
@@ -106,20 +107,22 @@ class ShrinkGuard:
             if not shrunk:
                 return None
             return Problem(
-                ProblemKind.SHRINK_CONFIRMED,
-                url,
-                f"{what}lists {now:,} URLs again, {base:,} at its last complete read: "
+                kind=ProblemKind.SHRINK_CONFIRMED,
+                url=url,
+                message=f"{what}lists {now:,} URLs again, {base:,} at its last complete read: "
                 "the removals held back are handed out",
             )
         if not shrunk:
             return None
-        hold = Hold(scope, url, base, now, at or datetime.now(timezone.utc))
+        hold = Hold(
+            scope=scope, url=url, before=base, now=now, since=at or datetime.now(timezone.utc)
+        )
         self.ledger.hold(hold)
         self._held[(scope, url)] = hold
         return Problem(
-            ProblemKind.SHRINK_HELD,
-            url,
-            f"{what}lists {now:,} URLs where its last complete read listed {base:,} "
+            kind=ProblemKind.SHRINK_HELD,
+            url=url,
+            message=f"{what}lists {now:,} URLs where its last complete read listed {base:,} "
             f"(fewer than {self.share:.0%}): its removals are held back until a later "
             "run sees the same",
         )

@@ -120,7 +120,7 @@ class SqliteStateStore(Ledger):
                 # A partial read proves nothing about what it did not reach: the children it
                 # did not name stay, after those it named.
                 children.extend(
-                    SitemapRef(loc, _from_iso(lastmod), state.final_url)
+                    SitemapRef(loc=loc, lastmod=_from_iso(lastmod), source=state.final_url)
                     for loc, lastmod in before
                     if loc not in named
                 )
@@ -182,14 +182,25 @@ class SqliteStateStore(Ledger):
                     return
                 for loc, was, listings, before, after, sitemap in rows:
                     if not was:
-                        yield EntryChange(ChangeKind.NEW, loc, _from_micros(after), sitemap or "")
+                        yield EntryChange(
+                            change=ChangeKind.NEW,
+                            loc=loc,
+                            lastmod=_from_micros(after),
+                            sitemap=sitemap or "",
+                        )
                     elif not listings:
                         yield EntryChange(
-                            ChangeKind.REMOVED, loc, _from_micros(before), sitemap or ""
+                            change=ChangeKind.REMOVED,
+                            loc=loc,
+                            lastmod=_from_micros(before),
+                            sitemap=sitemap or "",
                         )
                     else:
                         yield EntryChange(
-                            ChangeKind.MODIFIED, loc, _from_micros(after), sitemap or ""
+                            change=ChangeKind.MODIFIED,
+                            loc=loc,
+                            lastmod=_from_micros(after),
+                            sitemap=sitemap or "",
                         )
 
     def delivered(self) -> None:
@@ -240,7 +251,7 @@ class SqliteStateStore(Ledger):
         fetched_at, checked_at, entries, size, digest, tracked = row[8:]
         final_url = final_url or url
         children = tuple(
-            SitemapRef(loc, _from_iso(child_lastmod), final_url)
+            SitemapRef(loc=loc, lastmod=_from_iso(child_lastmod), source=final_url)
             for loc, child_lastmod in self._db.execute(
                 "SELECT loc, lastmod FROM children WHERE parent = ? ORDER BY position", (sid,)
             )

@@ -85,7 +85,9 @@ class LocalFiles:
             )
         except OSError as exc:
             problem = Problem(
-                ProblemKind.UNREADABLE, name, f"cannot read the file: {exc.strerror or exc}"
+                kind=ProblemKind.UNREADABLE,
+                url=name,
+                message=f"cannot read the file: {exc.strerror or exc}",
             )
             await self._outbox.emit([problem], root=job.root)
             await self._outbox.report(
@@ -108,7 +110,9 @@ class LocalFiles:
             await (hashed or body).finish()
         except OSError as exc:
             problem = Problem(
-                ProblemKind.UNREADABLE, name, f"reading the file failed: {exc.strerror or exc}"
+                kind=ProblemKind.UNREADABLE,
+                url=name,
+                message=f"reading the file failed: {exc.strerror or exc}",
             )
             body.problems.append(problem)
             await self._outbox.emit([problem], root=job.root)
@@ -130,7 +134,11 @@ class LocalFiles:
         problems = list(found.problems)
         if not found.refs:
             problems.append(
-                Problem(ProblemKind.NO_SITEMAP, job.url, "the robots.txt names no sitemap")
+                Problem(
+                    kind=ProblemKind.NO_SITEMAP,
+                    url=job.url,
+                    message="the robots.txt names no sitemap",
+                )
             )
         await self._outbox.emit(problems, root=job.root)
         base = self._config.base_url

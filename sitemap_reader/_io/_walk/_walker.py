@@ -217,7 +217,7 @@ class Walk:
                 )
             else:
                 why = f"{error!s}: the site is not read further"
-            problem = Problem(ProblemKind.ROBOTS_UNAVAILABLE, job.url, why)
+            problem = Problem(kind=ProblemKind.ROBOTS_UNAVAILABLE, url=job.url, message=why)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -260,6 +260,9 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
+                unread = self._frontier.left_unread(ref.loc, final, job.depth, ref.lastmod)
+                if unread is not None:
+                    await self._outbox.emit([unread], root=job.root)
         return problems
 
     async def _report_robots(
@@ -292,9 +295,9 @@ class Walk:
             await self._outbox.emit(
                 [
                     Problem(
-                        ProblemKind.NO_SITEMAP,
-                        robots_url,
-                        "robots.txt names no sitemap, and probing well-known paths is off",
+                        kind=ProblemKind.NO_SITEMAP,
+                        url=robots_url,
+                        message="robots.txt names no sitemap, and probing well-known paths is off",
                     )
                 ],
                 root=job.root,
@@ -316,10 +319,11 @@ class Walk:
                 return
             if await self._sitemap(probe):
                 return
+            self._frontier.release(probe)
         problem = Problem(
-            ProblemKind.NO_SITEMAP,
-            str(origin),
-            "robots.txt names no sitemap and none of the well-known paths is one "
+            kind=ProblemKind.NO_SITEMAP,
+            url=str(origin),
+            message="robots.txt names no sitemap and none of the well-known paths is one "
             f"({', '.join(paths)})",
         )
         await self._outbox.emit([problem], root=job.root)
@@ -453,7 +457,9 @@ class Walk:
     async def _skip(self, job: Job, budget: ProblemKind) -> None:
         """Report a document a budget keeps from being read (the Problem said once)."""
         said = await self._say_budget(budget, job.url, job.root)
-        problem = said or Problem(budget, job.url, "not read: a budget of the run was reached")
+        problem = said or Problem(
+            kind=budget, url=job.url, message="not read: a budget of the run was reached"
+        )
         await self._outbox.report(
             visited(job, Status.SKIPPED, problems=(problem,)),
             root=job.root,
