@@ -1,5 +1,6 @@
 """Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is), which imports nothing of it.
+:mod:`._sources` (``base_url`` is checked as a source is) and :mod:`._request` (headers and
+a proxy are checked there), which import nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._request import Headers, check_proxy, header_pairs
 from ._sources import check_base_url
 
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
@@ -226,8 +228,21 @@ class ReaderConfig:
     # Worker processes that parse the sitemaps an index names (the first document of a run
     # is parsed in this one, the walk's; workers start when a second asks). 0: none.
     workers: int = 0
+    # -- Request settings, on every request of a run (robots.txt, probes, sitemaps, each
+    # redirect hop). Extra headers, as (name, value) pairs (a dict is taken too); Authorization,
+    # Cookie and Proxy-Authorization go to the first host only, not across a redirect to
+    # another. Left out of the repr, as the proxy is: a config may be logged.
+    headers: Headers = field(default=(), repr=False)
+    # An http:// proxy for http and https targets, credentials in its URL. None: direct.
+    proxy: str | None = field(default=None, repr=False)
+    # Read HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does; off, so that a run does
+    # not change with the environment. An explicit ``proxy`` wins over the environment's.
+    trust_env: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", header_pairs(self.headers))
+        if self.proxy is not None:
+            check_proxy(self.proxy)
         if self.workers < 0:
             raise ValueError("ReaderConfig.workers must be 0 or more")
         if not isinstance(self.scope, ScopePolicy):

@@ -22,9 +22,11 @@ from ._values import (
     age,
     base_url,
     deadline,
+    header,
     natural,
     positive,
     positive_duration,
+    proxy,
     share,
     size,
     wait,
@@ -262,6 +264,28 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument("--user-agent", metavar="UA", help="the User-Agent header")
     command.add_argument(
+        "--header",
+        type=header,
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="send this header with every request (robots.txt, probes, sitemaps, redirect "
+        "hops); repeatable. Authorization and Cookie are not sent on after a redirect to "
+        "another host, and are masked in messages",
+    )
+    command.add_argument(
+        "--proxy",
+        type=proxy,
+        metavar="URL",
+        help="send every request through this http proxy, for http and https targets "
+        "(http://[user:password@]host:port); the SSRF guard still judges the targets",
+    )
+    command.add_argument(
+        "--trust-env",
+        action="store_true",
+        help="use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run does "
+        "not change with the environment); --proxy wins over them",
+    )
+    command.add_argument(
         "--no-probe",
         action="store_true",
         help="do not try well-known sitemap paths when robots.txt names none",
@@ -317,6 +341,9 @@ def config(
         "scope": sr.ScopePolicy(args.scope),
         "resolve_relative": args.resolve_relative,
         "allow_private": args.allow_private,
+        "headers": tuple(args.header or ()),
+        "proxy": args.proxy,
+        "trust_env": args.trust_env,
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent

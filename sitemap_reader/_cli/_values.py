@@ -1,4 +1,5 @@
-"""The value types of the options: counts, sizes, durations, dates and base URLs, each refused
+"""The value types of the options: counts, sizes, durations, dates, base URLs, headers and
+proxies, each refused
 with a message that says what to write (argparse prints it as ``argument --x: message``)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
+from .._base._request import check_proxy, parse_header
 from .._base._sources import check_base_url
 
 KEEP: Any = object()  # an option left out: the config's default stands
@@ -130,6 +132,23 @@ def base_url(text: str) -> str:
     """An absolute http(s) URL, as a local file's stand-in location."""
     try:
         check_base_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def header(text: str) -> tuple[str, str]:
+    """A request header, ``'Name: value'``."""
+    try:
+        return parse_header(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def proxy(text: str) -> str:
+    """An http:// proxy URL, credentials allowed in it (never printed unmasked)."""
+    try:
+        check_proxy(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text

@@ -83,6 +83,15 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -171,6 +180,15 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -271,6 +289,15 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them

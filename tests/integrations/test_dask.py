@@ -265,6 +265,28 @@ def test_incremental_state_per_site_fetches_only_what_changed(
         assert {p: n for p, n in fetched.items() if p.startswith("/leaf-")} == {"/leaf-2.xml": 1}
 
 
+def test_request_headers_travel_to_every_task(client: Client) -> None:
+    """The config's headers, pickled to the workers, reach discovery's and the leaf tasks'
+    requests alike (credentials too: all on one host)."""
+    config = dataclasses.replace(
+        CONFIG, headers=(("X-Trace", "dask-1"), ("Authorization", "Bearer d4sk"))
+    )
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+        s.add("/index.xml", xml(sitemapindex(*(s.a(f"/leaf-{i}.xml") for i in range(3)))))
+        for i in range(3):
+            s.add(f"/leaf-{i}.xml", xml(urlset(s.a(f"/{i}"))))
+        entries, problems = read_sites([s.a("/")], config=config, batch_small=1)
+        rows, problem_rows = compute(entries, problems)
+        assert sorted(rows["loc"]) == [s.a(f"/{i}") for i in range(3)] and problem_rows.empty
+        leaves = [h for h in s.site.hits if h.path.startswith("/leaf-")]
+        assert {h.path for h in leaves} == {f"/leaf-{i}.xml" for i in range(3)}
+        assert {h.path for h in s.site.hits} >= {"/robots.txt", "/index.xml"}
+        for hit in s.site.hits:
+            assert hit.headers["X-Trace"] == "dask-1", hit.path
+            assert hit.headers["Authorization"] == "Bearer d4sk", hit.path
+
+
 def test_sites_as_series_and_bad_input(client: Client, sites: Sites) -> None:
     """A pandas Series is read like a list (repeats and blanks dropped); a site that is not
     an http(s) URL, or the change feed, is refused."""
