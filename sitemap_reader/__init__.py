@@ -40,6 +40,7 @@ from ._base._errors import (
     WorkerLost,
     raise_for_problem,
 )
+from ._base._follow import ChildSitemap, FollowRules
 from ._base._models import (
     Alternate,
     ChangeFreq,
@@ -127,6 +128,7 @@ __all__ = [
     "ChangeKind",
     "CheckOptions",
     "Checker",
+    "ChildSitemap",
     "Code",
     "ContentEncodingError",
     "Entry",
@@ -134,6 +136,7 @@ __all__ = [
     "Event",
     "FetchError",
     "Finding",
+    "FollowRules",
     "Format",
     "HTTPStatusError",
     "Image",

@@ -1,5 +1,6 @@
 """Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is), which imports nothing of it.
+:mod:`._sources` (``base_url`` is checked as a source is) and :mod:`._follow` (the type of
+``follow``), which import nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._follow import FollowPredicate
 from ._sources import check_base_url
 
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
@@ -208,8 +210,15 @@ class ReaderConfig:
     # Worker processes that parse the sitemaps an index names (the first document of a run
     # is parsed in this one, the walk's; workers start when a second asks). 0: none.
     workers: int = 0
+    # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
+    # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
+    # a state store, not taken as removed). The sources themselves are never judged.
+    # FollowRules is --follow/--skip; with Dask the predicate must pickle (no lambda).
+    follow: FollowPredicate | None = None
 
     def __post_init__(self) -> None:
+        if self.follow is not None and not callable(self.follow):
+            raise TypeError(f"ReaderConfig.follow must be callable, not {self.follow!r}")
         if self.workers < 0:
             raise ValueError("ReaderConfig.workers must be 0 or more")
         if not isinstance(self.scope, ScopePolicy):

@@ -27,7 +27,7 @@ from ..._base._models import (
 )
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job, JobKind, normalise
-from ..._core._walk._judge import Refusal, judge_child, judge_hop, judge_landing
+from ..._core._walk._judge import Refusal, judge_child, judge_follow, judge_hop, judge_landing
 from ..._core._walk._scope import Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
 from .._http._response import CHUNK, FetchResult, Response
@@ -35,7 +35,7 @@ from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
-from ._reports import visited
+from ._reports import not_followed, visited
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -287,7 +287,8 @@ class SitemapBody:
         return out, entries
 
     def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
-        """Queue an index child; else a Problem saying why not, or a duplicate's report.
+        """Queue an index child; else a Problem saying why not, or the report of a child
+        not followed (the caller's choice) or of a duplicate.
 
         Once the site's sitemap budget is spent the index is cut: every child it names
         further would be refused, and a hostile index may name millions.
@@ -308,6 +309,9 @@ class SitemapBody:
         )
         if problem is not None:
             return problem
+        why = judge_follow(self._config.follow, ref, depth)
+        if why is not None:
+            return not_followed(ref, depth, why, frontier.pass_over())
         pushed = frontier.push(
             Job(
                 url=ref.loc,

@@ -1,4 +1,4 @@
-"""The one way a job's :class:`SitemapVisited` report is made: what its naming told (URL,
+"""The one way a job's :class:`SitemapVisited` report is made (and a child's, left unread): what its naming told (URL,
 source, depth, the index's lastmod, its order), what the response said of itself (given a
 :class:`FetchResult`), and what the reading found (the caller's fields)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._base._models import SitemapVisited, Status
+from ..._base._models import SitemapRef, SitemapVisited, Status
 from ..._core._walk._jobs import Job
 from .._http._response import FetchResult
 
@@ -35,4 +35,17 @@ def visited(
         lastmod=job.lastmod,
         order=job.order,
         **(said | found),
+    )
+
+
+def not_followed(ref: SitemapRef, depth: int, why: str, order: int) -> SitemapVisited:
+    """The report of a child the caller chose not to fetch (``ReaderConfig.follow``)."""
+    return SitemapVisited(
+        url=ref.loc,
+        status=Status.SKIPPED,
+        source=ref.source,
+        depth=depth,
+        lastmod=ref.lastmod,
+        order=order,
+        not_followed=why,
     )
