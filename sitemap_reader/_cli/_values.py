@@ -1,4 +1,4 @@
-"""The value types of the options: counts, sizes, durations, dates and base URLs, each refused
+"""The value types of the options: counts, sizes, durations, dates, patterns and base URLs, each refused
 with a message that says what to write (argparse prints it as ``argument --x: message``)."""
 
 from __future__ import annotations
@@ -110,6 +110,15 @@ def since(text: str) -> datetime:
             f"{text!r} is neither a date (2024-05-01) nor a duration back from now (7d, 12h)"
         )
     return value
+
+
+def pattern(text: str) -> str:
+    """A regular expression (Python's ``re``), checked here so a bad one is a usage error."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    return text
 
 
 def base_url(text: str) -> str:
