@@ -270,6 +270,8 @@ class SitemapBody:
                 if stats is not None:
                     stats.add(event.lastmod)
                 if self._tracker is not None:
+                    # Every child named, followed or not: one left unread (the caller's
+                    # follow rules) stays named in the store, so its URLs are not removed.
                     self.refs.append(event)
                 outcome = self._child(event)
                 if type(outcome) is Problem:
