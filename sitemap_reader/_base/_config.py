@@ -213,7 +213,8 @@ class ReaderConfig:
     # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
     # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
     # a state store, not taken as removed). The sources themselves are never judged.
-    # FollowRules is --follow/--skip; with Dask the predicate must pickle (no lambda).
+    # FollowRules is --follow/--skip; a predicate with a refusal(child) -> str | None
+    # method, as FollowRules has, says in its own words why a child was refused.
     follow: FollowPredicate | None = None
 
     def __post_init__(self) -> None:

@@ -67,6 +67,16 @@ class FollowRules:
         return None
 
 
+def refusal_of(follow: FollowPredicate, child: ChildSitemap) -> str | None:
+    """None when ``follow`` lets ``child`` be fetched; else why not, in words: a predicate
+    with a ``refusal`` method (:class:`FollowRules`) says which of its rules refused it."""
+    refusal = getattr(follow, "refusal", None)
+    if callable(refusal):
+        why: str | None = refusal(child)
+        return why
+    return None if follow(child) else "refused by ReaderConfig.follow"
+
+
 def _compiled(option: str, patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(_pattern(option, pattern) for pattern in patterns)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..._base._follow import ChildSitemap, FollowPredicate, FollowRules
+from ..._base._follow import ChildSitemap, FollowPredicate, refusal_of
 from ..._base._models import Problem, ProblemKind, SitemapRef, Status
 from ._jobs import Job, normalise
 from ._scope import Scope
@@ -55,13 +55,12 @@ def judge_child(
 
 def judge_follow(follow: FollowPredicate | None, ref: SitemapRef, depth: int) -> str | None:
     """None when the caller lets ``ref`` (named at ``depth`` by ``ref.source``) be fetched;
-    else why not, in words (the rule of a :class:`FollowRules` that refused it)."""
+    else why not, in words."""
     if follow is None:
         return None
-    child = ChildSitemap(url=ref.loc, parent=ref.source, depth=depth, lastmod=ref.lastmod)
-    if isinstance(follow, FollowRules):
-        return follow.refusal(child)
-    return None if follow(child) else "refused by ReaderConfig.follow"
+    return refusal_of(
+        follow, ChildSitemap(url=ref.loc, parent=ref.source, depth=depth, lastmod=ref.lastmod)
+    )
 
 
 def judge_hop(job: Job, target: str, key: str, seen: Container[str]) -> Refusal | None:
