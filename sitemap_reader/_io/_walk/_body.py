@@ -35,7 +35,7 @@ from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
-from ._reports import not_followed, visited
+from ._reports import unread, visited
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -313,7 +313,7 @@ class SitemapBody:
             return problem
         why = judge_follow(self._config.follow, ref, depth)
         if why is not None:
-            return not_followed(ref, depth, why, frontier.pass_over())
+            return unread(ref, depth, Status.SKIPPED, frontier.pass_over(), not_followed=why)
         pushed = frontier.push(
             Job(
                 url=ref.loc,
@@ -330,14 +330,7 @@ class SitemapBody:
         if pushed is not Pushed.DUPLICATE:  # queued (spent() above said the budget had room)
             return None
         # Named again (by this index or another): read once per run, reported, no problem.
-        return SitemapVisited(
-            url=ref.loc,
-            status=Status.DUPLICATE,
-            source=ref.source,
-            depth=depth,
-            lastmod=ref.lastmod,
-            order=frontier.named,
-        )
+        return unread(ref, depth, Status.DUPLICATE, frontier.named)
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
         """The run's entry budget ends here: keep ``room`` entries of ``out``, stop reading."""

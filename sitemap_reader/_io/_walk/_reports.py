@@ -38,14 +38,17 @@ def visited(
     )
 
 
-def not_followed(ref: SitemapRef, depth: int, why: str, order: int) -> SitemapVisited:
-    """The report of a child the caller chose not to fetch (``ReaderConfig.follow``)."""
+def unread(
+    ref: SitemapRef, depth: int, status: Status, order: int, not_followed: str | None = None
+) -> SitemapVisited:
+    """The report of a child its index named and the walk did not read for it: a duplicate,
+    or one the caller chose not to fetch (``not_followed``, ``ReaderConfig.follow``)."""
     return SitemapVisited(
         url=ref.loc,
-        status=Status.SKIPPED,
+        status=status,
         source=ref.source,
         depth=depth,
         lastmod=ref.lastmod,
         order=order,
-        not_followed=why,
+        not_followed=not_followed,
     )

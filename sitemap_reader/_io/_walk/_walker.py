@@ -48,7 +48,7 @@ from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Batch, Outbox, Progress
 from ._pool import ParsePool
-from ._reports import not_followed, visited
+from ._reports import unread, visited
 
 
 class Walk:
@@ -251,7 +251,8 @@ class Walk:
         for ref in refs:
             why = judge_follow(follow, ref, 0)
             if why is not None:
-                report = not_followed(ref, 0, why, self._frontier.pass_over())
+                order = self._frontier.pass_over()
+                report = unread(ref, 0, Status.SKIPPED, order, not_followed=why)
                 await self._outbox.emit([report], root=job.root)
                 continue
             pushed = self._frontier.push(
