@@ -8,12 +8,29 @@ from __future__ import annotations
 import dataclasses
 import pickle
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import ChildSitemap, FollowRules, ReaderConfig, Status
-from tests.support.http_site import FAST, serve, serve_index, sitemapindex, text, walk, xml
+from sitemap_reader import (
+    ChildSitemap,
+    FollowRules,
+    ReaderConfig,
+    SitemapReader,
+    SqliteStateStore,
+    Status,
+)
+from tests.support.http_site import (
+    FAST,
+    Run,
+    serve,
+    serve_index,
+    sitemapindex,
+    text,
+    walk,
+    xml,
+)
 
 
 def following(follow: object) -> ReaderConfig:
@@ -141,6 +158,47 @@ async def test_a_child_skipped_by_one_index_is_read_when_another_follows_it(
         Status.OK,
         Status.SKIPPED,
     ]
+
+
+async def test_the_children_of_an_unchanged_index_are_judged_too(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    """An index skipped on its lastmod (a state file) names its recorded children again:
+    they pass the caller's rules as freshly named ones do."""
+    s = await serve(aiohttp_server)
+    serve_index(s, {"post": 1, "tag": 1}, index_lastmod="2024-03-01")
+    s.add("/top.xml", xml(sitemapindex((s.a("/index.xml"), "2024-03-01"))))
+    path = tmp_path / "state.sqlite"
+
+    async def run(config: ReaderConfig) -> Run:
+        with SqliteStateStore(path) as store:
+            async with SitemapReader(config, state=store) as reader:
+                return Run([event async for event in reader.walk(s.a("/top.xml"))])
+
+    await run(FAST)
+    before = s.count("/index.xml"), s.count("/tag.xml")
+    second = await run(following(FollowRules(skip=("tag",))))
+
+    assert (s.count("/index.xml"), s.count("/tag.xml")) == before  # neither asked again
+    assert second.report(s.a("/index.xml")).status is Status.UNCHANGED
+    tag = second.report(s.a("/tag.xml"))
+    assert (tag.status, tag.not_followed) == (Status.SKIPPED, "matches --skip 'tag'")
+    assert second.report(s.a("/post.xml")).status is Status.UNCHANGED
+
+
+async def test_a_local_robots_txt_has_its_sitemaps_judged(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    s = await serve(aiohttp_server)
+    serve_index(s, {"post": 1, "tag": 1})
+    robots = tmp_path / "robots.txt"
+    robots.write_text(f"Sitemap: {s.a('/post.xml')}\nSitemap: {s.a('/tag.xml')}\n")
+
+    run = await walk(str(robots), config=following(FollowRules(follow=("post",))))
+
+    assert (s.count("/post.xml"), s.count("/tag.xml")) == (1, 0)
+    tag = run.report(s.a("/tag.xml"))
+    assert (tag.status, tag.depth, tag.source) == (Status.SKIPPED, 0, str(robots))
 
 
 def test_follow_rules_are_plain_data_that_pickle() -> None:
