@@ -1,6 +1,6 @@
 """Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is) and :mod:`._follow` (the type of
-``follow``), which import nothing of it.
+:mod:`._sources` (``base_url`` is checked as a source is), :mod:`._follow` (the type of
+``follow``) and :mod:`._headers` (``headers`` checked), which import nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from ._follow import FollowPredicate
+from ._headers import Headers, checked_headers
 from ._sources import check_base_url
 
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
@@ -216,8 +217,14 @@ class ReaderConfig:
     # FollowRules is --follow/--skip; a predicate with a refusal(child) -> str | None
     # method, as FollowRules has, says in its own words why a child was refused.
     follow: FollowPredicate | None = None
+    # Sent with every request of a run (robots.txt, probes, sitemaps, each redirect hop), as
+    # (name, value) pairs, over the session's (User-Agent included). Authorization, Cookie
+    # and Proxy-Authorization are not sent on to another host after a redirect. Left out of
+    # the repr: a value may be a secret.
+    headers: Headers = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", checked_headers(self.headers))
         if self.follow is not None and not callable(self.follow):
             raise TypeError(f"ReaderConfig.follow must be callable, not {self.follow!r}")
         if self.workers < 0:

@@ -2,9 +2,9 @@
 
 A :class:`Site` is a table of ``(host, path) -> handler`` looked up at request time, so a
 test starts the server first (to learn its port) and then fills the table with documents
-that name real URLs. Every request is logged (host, path and query) so tests can count
-what the reader fetched. ``127.0.0.1`` and ``localhost`` reach the same server; routes may
-be bound to one host name, which makes cross-host cases real.
+that name real URLs. Every request is logged (host, path and query, headers) so tests can
+count what the reader fetched and see what it sent. ``127.0.0.1`` and ``localhost`` reach
+the same server; routes may be bound to one host name, which makes cross-host cases real.
 
 Handlers are built by small functions: documents (:func:`xml`, :func:`gz_file`,
 :func:`gz_transport`, :func:`text`, :func:`html`), faults (:func:`status`,
@@ -304,6 +304,7 @@ class Hit:
     host: str  # the Host header's name (127.0.0.1 or localhost), without the port
     path: str  # path and query, as sent
     at: float  # time.monotonic() when it arrived
+    headers: dict[str, str] = field(default_factory=dict)  # as sent (a repeated one: joined)
 
 
 @dataclass
@@ -331,6 +332,10 @@ class Site:
         """Every requested path, in order (on ``host``, or on any host)."""
         return [h.path for h in self.hits if host is None or h.host == host]
 
+    def headers(self, path: str, *, host: str | None = None) -> list[dict[str, str]]:
+        """The headers of each request for ``path`` (on ``host``, or on any host)."""
+        return [h.headers for h in self.hits if h.path == path and host in (None, h.host)]
+
     def times(self, path: str) -> list[float]:
         return [h.at for h in self.hits if h.path == path]
 
@@ -343,7 +348,10 @@ class Site:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         host = (request.host or "").rsplit(":", 1)[0]
         path = request.path_qs
-        self.hits.append(Hit(host, path, time.monotonic()))
+        sent: dict[str, str] = {}
+        for name, value in request.headers.items():
+            sent[name] = f"{sent[name]}, {value}" if name in sent else value
+        self.hits.append(Hit(host, path, time.monotonic(), sent))
         handler = self.routes.get((host, path)) or self.routes.get((None, path))
         response: web.StreamResponse
         if handler is None:

@@ -39,6 +39,7 @@ from ..._base._errors import (
     RedirectError,
     TransportError,
 )
+from ..._base._headers import Headers, keeps_credentials, without_credentials
 from ..._base._models import ProblemKind
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from .._walk._outbox import Progress
@@ -208,9 +209,10 @@ class Fetcher:
         hops: list[tuple[int, str]],
     ) -> tuple[aiohttp.ClientResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
-        current = URL(url)
+        current = first = URL(url)
         seen = {current}
         guard = self._guard
+        added = self._config.headers  # the caller's, on every hop
         for _hop in range(self._config.limits.max_redirects + 1):
             if guard is not None:
                 await guard.vet(current)  # every hop, before it is requested
@@ -221,7 +223,7 @@ class Fetcher:
                     current,
                     allow_redirects=False,
                     timeout=clock.aiohttp,
-                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
+                    headers=_request_headers(added, headers),
                     auto_decompress=False,  # see _decoder
                 ),
                 connect=True,
@@ -250,12 +252,21 @@ class Fetcher:
                 raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
             hops.append((response.status, str(target)))
+            if added and not keeps_credentials(first, target):
+                added = without_credentials(added)  # and for every later hop
             current = target
             if not body.redirect(str(target)):
                 return None, target
         raise RedirectError(
             f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
         )
+
+
+def _request_headers(added: Headers, validators: dict[str, str] | None) -> list[tuple[str, str]]:
+    """One request's headers: the codings this machine undoes, the caller's headers (a
+    name given twice is sent twice; they win over the session's, User-Agent included),
+    then an incremental run's validators."""
+    return [("Accept-Encoding", accept_encoding()), *added, *(validators or {}).items()]
 
 
 class _NetworkClock:
