@@ -19,6 +19,7 @@ from ._values import (
     base_url,
     deadline,
     duration,
+    header,
     natural,
     pattern,
     positive,
@@ -244,6 +245,14 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument("--user-agent", metavar="UA", help="the User-Agent header")
     command.add_argument(
+        "--header",
+        action="append",
+        type=header,
+        metavar="'NAME: VALUE'",
+        help="send this header with every request (repeatable); Authorization, Cookie and "
+        "Proxy-Authorization are not sent on to another host after a redirect",
+    )
+    command.add_argument(
         "--no-probe",
         action="store_true",
         help="do not try well-known sitemap paths when robots.txt names none",
@@ -302,6 +311,8 @@ def config(
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent
+    if args.header:
+        settings["headers"] = tuple(args.header)
     if args.workers is not None:
         settings["workers"] = args.workers
     if args.no_probe:

@@ -1,4 +1,5 @@
-"""The value types of the options: counts, sizes, durations, dates, patterns and base URLs, each refused
+"""The value types of the options: counts, sizes, durations, dates, patterns, headers and base
+URLs, each refused
 with a message that says what to write (argparse prints it as ``argument --x: message``)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
+from .._base._headers import checked_headers
 from .._base._sources import check_base_url
 
 KEEP: Any = object()  # an option left out: the config's default stands
@@ -119,6 +121,21 @@ def pattern(text: str) -> str:
     except re.error as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
     return text
+
+
+def header(text: str) -> tuple[str, str]:
+    """'Name: value', checked as ReaderConfig.headers is; never echoed (it may be a secret)."""
+    name, colon, value = text.partition(":")
+    if not colon:
+        raise argparse.ArgumentTypeError(
+            "expected 'Name: value', and there is no ':' (the text is not shown: it may hold "
+            "a secret)"
+        )
+    try:
+        ((name, value),) = checked_headers([(name.strip(), value.strip())])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, value
 
 
 def base_url(text: str) -> str:

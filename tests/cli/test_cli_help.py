@@ -88,6 +88,9 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (repeatable); Authorization, Cookie
+                        and Proxy-Authorization are not sent on to another host after a redirect
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -170,6 +173,9 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (repeatable); Authorization, Cookie
+                        and Proxy-Authorization are not sent on to another host after a redirect
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -258,6 +264,9 @@ options:
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (repeatable); Authorization, Cookie
+                        and Proxy-Authorization are not sent on to another host after a redirect
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
