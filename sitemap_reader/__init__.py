@@ -35,6 +35,7 @@ from ._base._errors import (
     RedirectError,
     SitemapReaderError,
     StateError,
+    StateLocked,
     TransportError,
     UnsafeXMLError,
     WorkerLost,
@@ -61,6 +62,7 @@ from ._base._models import (
     Trust,
     Video,
 )
+from ._base._run import Batch, Progress
 from ._check._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
@@ -73,7 +75,6 @@ if _typing.TYPE_CHECKING:
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
-    from ._io._walk._outbox import Batch, Progress
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -89,12 +90,10 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
-    "Batch": "._io._walk._outbox",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
     "ParquetSink": "._output._table",
-    "Progress": "._io._walk._outbox",
     "SitemapReader": "._api._reader",
     "check_sync": "._api._sync",
     "collect_urls_sync": "._api._sync",
@@ -165,6 +164,7 @@ __all__ = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

@@ -49,7 +49,12 @@ from ._base._models import Entry, Problem
 from ._base._sources import is_url
 from ._core._walk._jobs import Leaf
 from ._output._frames import problem_frame, problem_schema
-from ._output._table import _pa, entries_to_dataframe, entries_to_table, table_to_dataframe
+from ._output._table import (
+    entries_to_dataframe,
+    entries_to_table,
+    require_pyarrow,
+    table_to_dataframe,
+)
 
 _EXTRA = "pip install 'sitemap-reader[dask]'"
 
@@ -198,7 +203,7 @@ def _read_part(
     if not tables:
         entries = entries_to_dataframe([])
     else:
-        entries = table_to_dataframe(_pa().concat_tables(tables))
+        entries = table_to_dataframe(require_pyarrow().concat_tables(tables))
     rows = [
         (site, p) for (site, _), (_, problems) in zip(part, results, strict=True) for p in problems
     ]

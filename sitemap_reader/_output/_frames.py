@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._base._models import Entry, Problem
-from ._table import _CHUNK, _pa, _pd, _record_batch, _source_column, entry_schema
+from ._table import (
+    PENDING_ENTRIES,
+    entry_schema,
+    record_batch,
+    require_pandas,
+    require_pyarrow,
+    source_column,
+)
 from ._table import table_to_dataframe as _to_frame
 
 if TYPE_CHECKING:
@@ -44,7 +51,7 @@ def problem_schema() -> pa.Schema:
     Raises:
         ImportError: pyarrow is not installed (the message names the extra).
     """
-    pa = _pa()
+    pa = require_pyarrow()
     s = pa.string()
     return pa.schema(
         [
@@ -59,7 +66,7 @@ def problem_schema() -> pa.Schema:
 
 def problem_frame(rows: Sequence[tuple[str, Problem]]) -> pd.DataFrame:
     """``(site, problem)`` pairs as a DataFrame of :func:`problem_schema` (ArrowDtypes)."""
-    pa = _pa()
+    pa = require_pyarrow()
     s = pa.string()
     columns = [
         pa.array([site for site, _ in rows], s),
@@ -125,15 +132,15 @@ async def read_dataframe(
 
     if not sources:
         raise ValueError("give at least one source")
-    _pd()  # fail before any fetch
-    pa = _pa()
+    require_pandas()  # fail before any fetch
+    pa = require_pyarrow()
     if config is not None and config.incremental.changes:
         raise ValueError("read_dataframe reads entries; the change feed needs SitemapReader.walk")
     batches: list[Any] = []
     met: list[tuple[str, Problem]] = []
 
     def convert(entries: list[Entry], root: str | None) -> None:
-        batches.append(_record_batch(entries, _source_column(pa, [(root, len(entries))])))
+        batches.append(record_batch(entries, source_column(pa, [(root, len(entries))])))
 
     async with SitemapReader(config, session=session, state=state) as reader:
         for source in sources:
@@ -146,7 +153,9 @@ async def read_dataframe(
                 if len(entries) < len(batch):  # reports and problems: rare beside entries
                     met += [(batch.root or "", e) for e in batch if type(e) is Problem]
                 pending += entries
-                if len(pending) >= _CHUNK:  # as columns, a row takes a fraction of an Entry
+                if (
+                    len(pending) >= PENDING_ENTRIES
+                ):  # as columns, a row takes a fraction of an Entry
                     convert(pending, root)
                     pending = []
             if pending:

@@ -68,7 +68,7 @@ _EXTRA_PANDAS = "pip install 'sitemap-reader[pandas]'"
 # Rows per record batch and per Parquet row group: big enough that Arrow's per-call costs
 # vanish, small enough that a row group in flight is a few MB whatever the run's size.
 ROW_GROUP_SIZE = 65_536
-_CHUNK = 8_192  # entries that wait as records before they are converted
+PENDING_ENTRIES = 8_192  # entries that wait as records before they are converted
 
 
 def _require(name: str, install: str) -> ModuleType:
@@ -80,16 +80,18 @@ def _require(name: str, install: str) -> ModuleType:
         ) from exc
 
 
-def _pa() -> Any:
+def require_pyarrow() -> Any:
+    """pyarrow, imported on first use; ImportError names the extra to install."""
     return _require("pyarrow", _EXTRA)
 
 
 def _pq() -> Any:
-    _pa()
+    require_pyarrow()
     return _require("pyarrow.parquet", _EXTRA)
 
 
-def _pd() -> Any:
+def require_pandas() -> Any:
+    """pandas (and pyarrow under it), imported on first use; ImportError names the extra."""
     _require("pyarrow", _EXTRA_PANDAS)
     return _require("pandas", _EXTRA_PANDAS)
 
@@ -153,7 +155,7 @@ def entry_schema() -> pa.Schema:
     Raises:
         ImportError: pyarrow is not installed (the message names the extra).
     """
-    pa = _pa()
+    pa = require_pyarrow()
     columns = []
     for field in _struct_fields(pa, Entry):
         columns.append(field)
@@ -201,9 +203,9 @@ def _list_column(pa: Any, entries: Sequence[Entry], name: str, field: Any) -> An
     return pa.ListArray.from_arrays(offsets, values, type=field.type)
 
 
-def _record_batch(entries: Sequence[Entry], sources: Any) -> Any:
+def record_batch(entries: Sequence[Entry], sources: Any) -> Any:
     """One RecordBatch of ``entries``; ``sources`` is the source column (an Arrow array)."""
-    pa = _pa()
+    pa = require_pyarrow()
     schema = entry_schema()
     # attrgetter over a list is the cheapest way to pull a field out of a slotted record;
     # ChangeFreq is a str enum, which Arrow reads as its value.
@@ -217,7 +219,7 @@ def _record_batch(entries: Sequence[Entry], sources: Any) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _source_column(pa: Any, runs: Sequence[tuple[str | None, int]]) -> Any:
+def source_column(pa: Any, runs: Sequence[tuple[str | None, int]]) -> Any:
     """The source column from ``(source, rows)`` runs."""
     arrays = [
         pa.nulls(n, pa.string()) if source is None else pa.repeat(pa.scalar(source, pa.string()), n)
@@ -238,16 +240,16 @@ def entries_to_batches(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
-    pa = _pa()
+    pa = require_pyarrow()
     iterator = iter(entries)
     while chunk := list(itertools.islice(iterator, batch_size)):
-        yield _record_batch(chunk, _source_column(pa, [(source, len(chunk))]))
+        yield record_batch(chunk, source_column(pa, [(source, len(chunk))]))
 
 
 def entries_to_table(entries: Iterable[Entry], *, source: str | None = None) -> pa.Table:
     """``entries`` as an Arrow table of :func:`entry_schema` (``source`` as for
     :func:`entries_to_batches`). No entries give an empty table of the same schema."""
-    return _pa().Table.from_batches(
+    return require_pyarrow().Table.from_batches(
         list(entries_to_batches(entries, source=source)), schema=entry_schema()
     )
 
@@ -261,7 +263,7 @@ def table_to_dataframe(table: pa.Table) -> pd.DataFrame:
     accessors). ``pd.read_parquet(path, dtype_backend="pyarrow")`` reads a file written by
     :class:`ParquetSink` into the same dtypes.
     """
-    pd = _pd()
+    pd = require_pandas()
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
@@ -269,7 +271,7 @@ def entries_to_dataframe(entries: Iterable[Entry], *, source: str | None = None)
     """``entries`` as a pandas DataFrame (:func:`table_to_dataframe` of
     :func:`entries_to_table`). With no entries it is the empty frame of the schema, with
     every dtype: the ``meta`` a Dask frame of entries needs."""
-    _pd()  # before any work: the message should name the pandas extra
+    require_pandas()  # before any work: the message should name the pandas extra
     return table_to_dataframe(entries_to_table(entries, source=source))
 
 
@@ -298,7 +300,7 @@ _DISTINCT = {
 @functools.lru_cache(maxsize=1)
 def _dictionary() -> list[str]:
     """The Parquet column paths to dictionary-encode (``use_dictionary``)."""
-    is_list = _pa().types.is_list
+    is_list = require_pyarrow().types.is_list
     paths = []
     for field in entry_schema():
         if not is_list(field.type):
@@ -347,7 +349,7 @@ class ParquetSink:
         self.rows = 0  # entries written so far (row groups flushed)
         # Few entries wait as records: converted soon, they cost a fraction of the memory
         # and of the garbage collector's time.
-        self._chunk = min(_CHUNK, row_group_size)
+        self._chunk = min(PENDING_ENTRIES, row_group_size)
         self._pending: list[Entry] = []
         self._runs: list[tuple[str | None, int]] = []  # the pending entries' sources
         self._batches: list[Any] = []  # converted, waiting for a full row group
@@ -396,12 +398,14 @@ class ParquetSink:
                 self._write_group(self.row_group_size)
 
     def _convert(self) -> None:
-        self._batches.append(_record_batch(self._pending, _source_column(_pa(), self._runs)))
+        self._batches.append(
+            record_batch(self._pending, source_column(require_pyarrow(), self._runs))
+        )
         self._batched += len(self._pending)
         self._pending, self._runs = [], []
 
     def _write_group(self, rows: int) -> None:
-        table = _pa().Table.from_batches(self._batches, schema=entry_schema())
+        table = require_pyarrow().Table.from_batches(self._batches, schema=entry_schema())
         self._writer.write_table(table.slice(0, rows), row_group_size=rows)
         rest = table.slice(rows)
         self._batches, self._batched = rest.to_batches(), rest.num_rows

@@ -20,11 +20,11 @@ from sitemap_reader import (
     SitemapRef,
     Status,
 )
+from sitemap_reader._base._run import Progress
 from sitemap_reader._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of, normalise
 from sitemap_reader._core._walk._judge import judge_child, judge_hop, judge_landing
 from sitemap_reader._core._walk._scope import Scope
 from sitemap_reader._io._walk._frontier import Frontier, Pushed, Refused
-from sitemap_reader._io._walk._outbox import Progress
 
 SITE = "https://example.com/"
 
@@ -90,7 +90,7 @@ def test_a_budget_is_said_once() -> None:
         ProblemKind.MAX_SITEMAPS_PER_SITE, "https://b/x", "https://b/"
     )
 
-    assert first is not None and "5 documents for https://example.com/" in first.message
+    assert first is not None and "5 sitemaps for https://example.com/" in first.message
     assert again is None
     assert elsewhere is not None  # per site
     assert progress.budget == "max-sitemaps-per-site"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import gzip
-import time
 import warnings
 
 from aiohttp import web
@@ -38,19 +37,17 @@ from tests.support.http_site import (
 QUICK_READ = dataclasses.replace(FAST, timeouts=Timeouts(connect=0.1, read=0.2, request=5.0))
 
 
-async def timed_walk(url: str, config: ReaderConfig) -> tuple[Run, float, list[str]]:
-    """A walk, how long it took, and the "coroutine ... was never awaited" warnings it left
+async def checked_walk(url: str, config: ReaderConfig) -> tuple[Run, list[str]]:
+    """A walk, and the "coroutine ... was never awaited" warnings it left
     (collected at once: they are raised when the garbage is)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        started = time.monotonic()
         run = await walk(url, config=config)
-        took = time.monotonic() - started
         gc.collect()
     unawaited = [
         str(w.message).splitlines()[0] for w in caught if "never awaited" in str(w.message)
     ]
-    return run, took, unawaited
+    return run, unawaited
 
 
 def pages(s: Served, n: int, prefix: str = "/page") -> list[str]:
@@ -246,10 +243,9 @@ async def test_trickling_body_is_cut_by_the_request_budget(aiohttp_server: Aioht
         retry=RetryPolicy(attempts=1),
     )
 
-    run, took, unawaited = await timed_walk(s.a("/sitemap.xml"), config)
+    run, unawaited = await checked_walk(s.a("/sitemap.xml"), config)
 
-    assert took < 1.5
-    assert 0 < len(run.locs) < 40
+    assert 0 < len(run.locs) < 40  # cut before the body's 2 s were over
     assert run.locs == pages(s, len(run.locs))
     problem = run.problem("network")
     assert (problem.url, problem.message.split(" after ")[0]) == (
@@ -449,8 +445,14 @@ async def test_max_sitemaps_budget(aiohttp_server: AiohttpServer) -> None:
     assert run.kinds == ["max-sitemaps"]
     problem = run.problem("max-sitemaps")
     assert problem.url == s.a("/c2.xml")
-    assert "budget of 3 documents is spent" in problem.message
-    assert [r.url for r in run.reports] == [s.a("/index.xml"), s.a("/c0.xml"), s.a("/c1.xml")]
+    assert "budget of 3 sitemaps is spent" in problem.message
+    read = [r.url for r in run.reports if r.status is not Status.SKIPPED]
+    assert read == [s.a("/index.xml"), s.a("/c0.xml"), s.a("/c1.xml")]
+    # The children left unread are reported skipped, as the index names them.
+    skipped = [r for r in run.reports if r.status is Status.SKIPPED]
+    assert [(r.url, r.source) for r in skipped] == [
+        (s.a(f"/c{i}.xml"), s.a("/index.xml")) for i in (2, 3, 4)
+    ]
 
 
 async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:
@@ -465,10 +467,9 @@ async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:
         timeouts=Timeouts(connect=2.0, read=10.0, request=10.0, deadline=0.4),
     )
 
-    run, took, unawaited = await timed_walk(s.a("/index.xml"), config)
+    run, unawaited = await checked_walk(s.a("/index.xml"), config)
 
-    assert took < 2.0
-    assert run.entries == []
+    assert run.entries == []  # the hanging fetch ended before its answer (5 s) came
     assert s.count("/later.xml") == 0
     assert run.report(s.a("/hang.xml")).status is Status.FAILED
     later = run.report(s.a("/later.xml"))

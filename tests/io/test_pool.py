@@ -24,6 +24,7 @@ from sitemap_reader import (
     Status,
     Timeouts,
 )
+from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
 from sitemap_reader._io._walk import _pool
 from sitemap_reader._io._walk._pool import (
@@ -31,7 +32,6 @@ from sitemap_reader._io._walk._pool import (
     FEED,
     OPEN,
     ParsePool,
-    available_cores,
     pack,
     serve,
     unpack,

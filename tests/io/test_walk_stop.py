@@ -11,7 +11,8 @@ from typing import cast
 import pytest
 
 from sitemap_reader import Entry, Event, SitemapReader
-from sitemap_reader._io._walk._outbox import Outbox, Progress
+from sitemap_reader._base._run import Progress
+from sitemap_reader._io._walk._outbox import Outbox
 from tests.support.http_site import FAST, Served, ThreadedServer, sitemapindex, urlset, xml
 
 

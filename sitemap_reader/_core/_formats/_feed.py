@@ -22,7 +22,7 @@ from typing import Any
 from ..._base._models import Entry, Format, ProblemKind
 from .._dates import parse_datetime
 from .._doc import Document
-from .._xml._expat import MAX_ELEMENT_DEPTH, TooDeep
+from .._halt import MAX_ELEMENT_DEPTH, TooDeep
 
 # The elements that hold one feed item, as expat names them ("namespace local").
 _FEED_ITEMS = frozenset(

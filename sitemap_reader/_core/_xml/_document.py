@@ -20,13 +20,12 @@ from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 from ..._base._models import Format, ProblemKind
 from .._doc import Document
 from .._formats._feed import FeedBuffer
+from .._halt import Stop, TooDeep
 from .._sniff import SNIFF_BYTES, declares, root_format, sniff_broken
 from ._expat import (
     NO_ELEMENTS,
     TRUNCATION_CODES,
     ExpatDriver,
-    Stop,
-    TooDeep,
     exc_text,
     position,
     refusal,

@@ -9,7 +9,7 @@ DOCTYPE with no declarations is harmless and tolerated (real sitemaps carry them
 The bounds: an unfinished token (a comment, a tag, a declaration) over ``max_token_bytes``
 ends the document (checked at fixed document offsets, so the verdict depends on the bytes
 alone, never on how they were split into chunks), and the element handlers raise
-``TooDeep`` past ``MAX_ELEMENT_DEPTH``. The element handlers themselves are the readers'
+``TooDeep`` past ``MAX_ELEMENT_DEPTH`` (``.._halt``). The element handlers themselves are the readers'
 (``._sitemap``, ``._feed``); this module only feeds expat and words its errors.
 """
 
@@ -23,6 +23,7 @@ from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
 from ..._base._models import ProblemKind
 from .._doc import Document
+from .._halt import Stop
 
 # Expat's errors at the end of input that mean "the document stops early".
 NO_ELEMENTS = expat_errors.codes[expat_errors.XML_ERROR_NO_ELEMENTS]
@@ -39,24 +40,6 @@ TRUNCATION_CODES = frozenset(
 # is checked each time the document offset crosses a multiple of this, so the verdict depends
 # on the bytes alone, never on how they were split into chunks.
 _TOKEN_CHECK = 65_536
-# Expat keeps every open element (tens of bytes each), so 50 MB of "<a>" would cost 2 GB.
-# No sitemap or feed nests anywhere near this deep; libxml2 stops at 256 levels too.
-MAX_ELEMENT_DEPTH = 256
-
-
-class Stop(Exception):
-    """Raised inside a handler to stop expat at once (the document ended)."""
-
-
-class TooDeep(Stop):
-    """Raised by an element handler past ``MAX_ELEMENT_DEPTH``; the reader reports it."""
-
-    def __init__(self, line: int) -> None:
-        super().__init__(line)
-        self.message = (
-            f"elements nested more than {MAX_ELEMENT_DEPTH} deep at line {line}; "
-            "read up to there and cut"
-        )
 
 
 class ExpatDriver:

@@ -41,8 +41,9 @@ from ..._base._errors import (
 )
 from ..._base._headers import Headers, keeps_credentials, without_credentials
 from ..._base._models import ProblemKind
+from ..._base._run import Progress
+from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
-from .._walk._outbox import Progress
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
@@ -258,7 +259,9 @@ class Fetcher:
             if not body.redirect(str(target)):
                 return None, target
         raise RedirectError(
-            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+            f"more than {plural(self._config.limits.max_redirects, 'redirect')} (last to "
+            f"{current})",
+            url=url,
         )
 
 

@@ -25,6 +25,7 @@ from ..._base._models import (
     SitemapVisited,
     Status,
 )
+from ..._base._words import plural
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job, JobKind, normalise
 from ..._core._walk._judge import Refusal, judge_child, judge_follow, judge_hop, judge_landing
@@ -35,7 +36,7 @@ from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
-from ._reports import unread, visited
+from ._reports import child_report, visited
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -88,6 +89,7 @@ class SitemapBody:
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
         self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
+        self.unlisted: tuple[ProblemKind, int] | None = None  # children refused, not reported
         self.defer = settings.defer and job.kind is not JobKind.LOCAL
         self.deferred = False  # discovery: a leaf, left unread
         self.size: int | None = None  # Content-Length, as the server said
@@ -273,12 +275,10 @@ class SitemapBody:
                     # Every child named, followed or not: one left unread (the caller's
                     # follow rules) stays named in the store, so its URLs are not removed.
                     self.refs.append(event)
-                outcome = self._child(event)
-                if type(outcome) is Problem:
-                    self.problems.append(outcome)
-                    out.append(outcome)
-                elif outcome is not None:
-                    out.append(outcome)  # the report of a duplicate
+                for outcome in self._child(event):
+                    if type(outcome) is Problem:
+                        self.problems.append(outcome)
+                    out.append(outcome)  # a problem, or the report of a duplicate or skip
             else:
                 assert isinstance(event, Problem)
                 self.problems.append(event)
@@ -288,20 +288,25 @@ class SitemapBody:
                     out.append(event)  # a probed path that is a web page is no news
         return out, entries
 
-    def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
+    def _child(self, ref: SitemapRef) -> tuple[Problem | SitemapVisited, ...]:
         """Queue an index child; else a Problem saying why not, or the report of a child
         not followed (the caller's choice) or of a duplicate.
 
         Once the site's sitemap budget is spent the index is cut: every child it names
-        further would be refused, and a hostile index may name millions.
+        further would be refused, and a hostile index may name millions. The children of
+        the piece read so far are reported skipped (tree lists them), the budget said once.
         """
         job, frontier = self.job, self._frontier
+        depth = job.depth + 1
         spent = frontier.spent(job.root)
         if spent is not None:
             self._outbox.progress.not_read += 1
             self.cut = True
-            return frontier.budget_problem(spent, ref.loc, job.root)
-        depth = job.depth + 1
+            said = frontier.budget_problem(spent, ref.loc, job.root)
+            unread = frontier.left_unread(ref.loc, ref.source, depth, ref.lastmod)
+            if unread is None:
+                self.unlisted = (spent, 1 if self.unlisted is None else self.unlisted[1] + 1)
+            return tuple(event for event in (said, unread) if event is not None)
         problem = judge_child(
             ref,
             depth=depth,
@@ -310,10 +315,12 @@ class SitemapBody:
             lineage=self.lineage,
         )
         if problem is not None:
-            return problem
+            return (problem,)
         why = judge_follow(self._config.follow, ref, depth)
         if why is not None:
-            return unread(ref, depth, Status.SKIPPED, frontier.pass_over(), not_followed=why)
+            return (
+                child_report(ref, depth, Status.SKIPPED, frontier.pass_over(), not_followed=why),
+            )
         pushed = frontier.push(
             Job(
                 url=ref.loc,
@@ -328,9 +335,9 @@ class SitemapBody:
             )
         )
         if pushed is not Pushed.DUPLICATE:  # queued (spent() above said the budget had room)
-            return None
+            return ()
         # Named again (by this index or another): read once per run, reported, no problem.
-        return unread(ref, depth, Status.DUPLICATE, frontier.named)
+        return (child_report(ref, depth, Status.DUPLICATE, frontier.named),)
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
         """The run's entry budget ends here: keep ``room`` entries of ``out``, stop reading."""
@@ -401,6 +408,16 @@ class SitemapBody:
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
+        if self.unlisted is not None:  # said in the report alone: the stream said the budget
+            kind, count = self.unlisted
+            self.problems.append(
+                Problem(
+                    kind,
+                    job.url,
+                    f"not read, nor listed one by one: {plural(count, 'more sitemap')} it "
+                    "names (the sitemap budget is spent)",
+                )
+            )
         return visited(
             job,
             status,

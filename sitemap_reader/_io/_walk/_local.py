@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 from ..._base._config import ReaderConfig, ScopePolicy
 from ..._base._models import Format, Problem, ProblemKind, SitemapRef, Status
+from ..._base._run import Progress
 from ..._core._formats._robots import looks_like_robots, sitemap_urls
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job
@@ -24,7 +25,7 @@ from .._http._response import CHUNK, FetchResult
 from .._state._holdback import Hashed
 from .._state._incremental import Tracker
 from ._body import SitemapBody
-from ._outbox import Outbox, Progress
+from ._outbox import Outbox
 from ._reports import visited
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB

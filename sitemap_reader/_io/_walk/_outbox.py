@@ -1,4 +1,5 @@
-"""What a run hands out: batches on a bounded queue to the consumer, and live counters.
+"""What a run hands out: batches on a bounded queue to the consumer (``Batch`` and the live
+``Progress`` counters are records of ``_base._run``).
 
 The queue is short on purpose: a slow consumer slows the fetching, and memory stays
 bounded by the work in flight, never by the size of the site. Each batch comes from one
@@ -11,52 +12,11 @@ marked without a put, and once the consumer has left (an interrupt, a closed pip
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from ..._base._models import Event, Format, ProblemKind, SitemapVisited, Status
+from ..._base._models import Event, Format, SitemapVisited, Status
+from ..._base._run import Batch, Progress
 from ..._core._walk._jobs import Leaf
-
-
-@dataclass
-class Progress:
-    """Live counters of a run, for progress displays (read them at any time)."""
-
-    queued: int = 0  # documents waiting in the frontier
-    active: int = 0  # documents being read now
-    done: int = 0  # documents finished (any status)
-    failed: int = 0
-    entries: int = 0  # page URLs passed on
-    dropped: int = 0  # page URLs left out (scope)
-    bytes: int = 0  # body bytes received (all attempts), growing as they stream in
-    # Sitemaps (robots.txt not counted, nor a probed path that is not there) taken on, and
-    # finished: a progress display's done/known, counted by the rule of the summary.
-    sitemaps: int = 0
-    sitemaps_done: int = 0
-    unchanged: int = 0  # documents found unchanged since the last run (a state store)
-    bytes_saved: int = 0  # their sizes at their last reads, less what was fetched again
-    # The first run-wide budget reached ("deadline", "max-entries", ...), None while none is.
-    budget: ProblemKind | None = None
-    not_read: int = 0  # documents named but neither queued nor read: a budget was reached
-    # Sources whose lastmods were distrusted (Incremental.trust_lastmod auto): source -> why.
-    distrusted: dict[str, str] = field(default_factory=dict)
-    started: float = field(default_factory=time.monotonic)
-
-
-class Batch(list[Event]):
-    """One batch of a run's events: a plain list, plus the SOURCE they descend from.
-
-    ``root`` is the source as the walk names it (:attr:`Leaf.root`): a URL as given, a
-    local file's absolute path, or ``-``; None for the change feed's batches, which close a
-    run and gather every source's changes. The events of one batch all descend from it.
-    """
-
-    __slots__ = ("root",)
-
-    def __init__(self, events: Iterable[Event] = (), root: str | None = None) -> None:
-        super().__init__(events)
-        self.root = root
 
 
 class Outbox:

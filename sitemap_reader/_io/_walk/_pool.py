@@ -47,14 +47,6 @@ _FREQ: dict[str | None, ChangeFreq | None] = {f.value: f for f in ChangeFreq}
 _FREQ[None] = None
 
 
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 # -- the records, packed -----------------------------------------------------------------------
 
 Packed = tuple[Any, ...]

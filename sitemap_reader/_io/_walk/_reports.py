@@ -38,7 +38,7 @@ def visited(
     )
 
 
-def unread(
+def child_report(
     ref: SitemapRef, depth: int, status: Status, order: int, not_followed: str | None = None
 ) -> SitemapVisited:
     """The report of a child its index named and the walk did not read for it: a duplicate,

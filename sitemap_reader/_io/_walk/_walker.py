@@ -33,6 +33,7 @@ from ..._base._models import (
     SitemapState,
     Status,
 )
+from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
 from ..._core._formats._robots import sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
@@ -46,9 +47,9 @@ from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
-from ._outbox import Batch, Outbox, Progress
+from ._outbox import Outbox
 from ._pool import ParsePool
-from ._reports import unread, visited
+from ._reports import child_report, visited
 
 
 class Walk:
@@ -252,7 +253,7 @@ class Walk:
             why = judge_follow(follow, ref, 0)
             if why is not None:
                 order = self._frontier.pass_over()
-                report = unread(ref, 0, Status.SKIPPED, order, not_followed=why)
+                report = child_report(ref, 0, Status.SKIPPED, order, not_followed=why)
                 await self._outbox.emit([report], root=job.root)
                 continue
             pushed = self._frontier.push(
@@ -268,6 +269,9 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
+                unread = self._frontier.left_unread(ref.loc, final, job.depth, ref.lastmod)
+                if unread is not None:
+                    await self._outbox.emit([unread], root=job.root)
         return problems
 
     async def _report_robots(
@@ -324,6 +328,7 @@ class Walk:
                 return
             if await self._sitemap(probe):
                 return
+            self._frontier.release(probe)
         problem = Problem(
             ProblemKind.NO_SITEMAP,
             str(origin),
