@@ -2,8 +2,8 @@
 (``ReaderConfig.follow``), and the rules of ``--follow`` and ``--skip`` as one predicate.
 
 A leaf module: it imports nothing from the package. The predicate travels with the config,
-to Dask workers too: :class:`FollowRules` is plain data, so it pickles where a lambda
-does not.
+to Dask workers too: :class:`FollowRules` is plain data and pickles with plain pickle (a
+lambda needs cloudpickle, which a distributed cluster falls back to).
 """
 
 from __future__ import annotations
