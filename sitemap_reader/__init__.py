@@ -41,6 +41,7 @@ from ._base._errors import (
     WorkerLost,
     raise_for_problem,
 )
+from ._base._follow import ChildSitemap, FollowRules
 from ._base._models import (
     Alternate,
     ChangeFreq,
@@ -126,6 +127,7 @@ __all__ = [
     "ChangeKind",
     "CheckOptions",
     "Checker",
+    "ChildSitemap",
     "Code",
     "ContentEncodingError",
     "Entry",
@@ -133,6 +135,7 @@ __all__ = [
     "Event",
     "FetchError",
     "Finding",
+    "FollowRules",
     "Format",
     "HTTPStatusError",
     "Image",

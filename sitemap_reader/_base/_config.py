@@ -1,6 +1,7 @@
 """Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is) and :mod:`._request` (headers and
-a proxy are checked there), which import nothing of it.
+:mod:`._sources` (``base_url`` is checked as a source is), :mod:`._follow` (the type of
+``follow``) and :mod:`._request` (headers and a proxy are checked there), which import
+nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._follow import FollowPredicate
 from ._request import Headers, check_proxy, header_pairs
 from ._sources import check_base_url
 
@@ -228,6 +230,12 @@ class ReaderConfig:
     # Worker processes that parse the sitemaps an index names (the first document of a run
     # is parsed in this one, the walk's; workers start when a second asks). 0: none.
     workers: int = 0
+    # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
+    # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
+    # a state store, not taken as removed). The sources themselves are never judged.
+    # FollowRules is --follow/--skip; a predicate with a refusal(child) -> str | None
+    # method, as FollowRules has, says in its own words why a child was refused.
+    follow: FollowPredicate | None = None
     # -- Request settings, on every request of a run (robots.txt, probes, sitemaps, each
     # redirect hop). Extra headers, as (name, value) pairs (a dict is taken too); Authorization,
     # Cookie and Proxy-Authorization go to the first host only, not across a redirect to
@@ -243,6 +251,8 @@ class ReaderConfig:
         object.__setattr__(self, "headers", header_pairs(self.headers))
         if self.proxy is not None:
             check_proxy(self.proxy)
+        if self.follow is not None and not callable(self.follow):
+            raise TypeError(f"ReaderConfig.follow must be callable, not {self.follow!r}")
         if self.workers < 0:
             raise ValueError("ReaderConfig.workers must be 0 or more")
         if not isinstance(self.scope, ScopePolicy):

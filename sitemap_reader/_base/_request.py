@@ -18,6 +18,8 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Framing headers the HTTP client writes itself: a caller's copy would contradict it.
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+# Headers the reader writes itself: the codings it can undo, an incremental run's validators.
+_READERS = frozenset({"accept-encoding", "if-none-match", "if-modified-since"})
 # Sent to the host a run asked, never to another one a redirect names (curl, requests and
 # httpx drop the same), and never printed in full.
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
@@ -31,6 +33,8 @@ def check_header(name: str, value: str) -> None:
         raise ValueError(f"{name!r} is not a header name (letters, digits and !#$%&'*+.^_`|~-)")
     if name.lower() in _FRAMING:
         raise ValueError(f"the {name} header is the HTTP client's to write, not a setting")
+    if name.lower() in _READERS:
+        raise ValueError(f"the {name} header is the reader's to write, not a setting")
     if _BAD_VALUE.search(value):
         raise ValueError(f"the value of the {name} header holds a line break or control character")
 
@@ -40,7 +44,8 @@ def parse_header(text: str) -> tuple[str, str]:
     name, colon, value = text.partition(":")
     name = name.strip()
     if not colon or not name:
-        raise ValueError(f"{text!r} is not a header: write it as 'Name: value'")
+        # The text is not shown: a header without its colon may still be a secret.
+        raise ValueError("a header is written 'Name: value', and this one has no name or no ':'")
     value = value.strip()
     check_header(name, value)
     return name, value

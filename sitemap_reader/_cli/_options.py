@@ -24,6 +24,7 @@ from ._values import (
     deadline,
     header,
     natural,
+    pattern,
     positive,
     positive_duration,
     proxy,
@@ -213,7 +214,8 @@ _DOCUMENT_LIMITS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
 
 
 def add_reading_options(command: argparse.ArgumentParser) -> None:
-    """Scope, limits, budgets, the network and the console: every command that reads."""
+    """Scope, the children followed, limits, budgets, the network and the console: every
+    command that reads."""
     command.add_argument(
         "--scope",
         choices=[p.value for p in sr.ScopePolicy],
@@ -256,6 +258,22 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     for name, kind, metavar, text in _BUDGETS:
         budgets.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
+    command.add_argument(
+        "--follow",
+        action="append",
+        type=pattern,
+        metavar="REGEX",
+        help="fetch a child sitemap (named by an index or robots.txt) only if its URL matches "
+        "REGEX (Python re.search; repeatable: any may match); the sources are always read",
+    )
+    command.add_argument(
+        "--skip",
+        action="append",
+        type=pattern,
+        metavar="REGEX",
+        help="do not fetch a child sitemap whose URL matches REGEX (repeatable); it is "
+        "reported skipped, and with --state its URLs are kept, not taken as removed",
+    )
     command.add_argument(
         "--allow-private",
         action="store_true",
@@ -347,12 +365,18 @@ def config(
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent
+    if args.header:
+        settings["headers"] = tuple(args.header)
     if args.workers is not None:
         settings["workers"] = args.workers
     if args.no_probe:
         settings["well_known_paths"] = ()
     if args.base_url is not None:
         settings["base_url"] = args.base_url
+    if args.follow or args.skip:
+        settings["follow"] = sr.FollowRules(
+            follow=tuple(args.follow or ()), skip=tuple(args.skip or ())
+        )
     incremental = _given(
         base.incremental,
         max_age=args.max_age,
@@ -371,6 +395,11 @@ def config(
             "need --state"
         )
     return dataclasses.replace(base, **settings)
+
+
+def rules_named(args: argparse.Namespace) -> str:
+    """The options that choose children, as the summary names them ('' when neither)."""
+    return " and ".join(f"--{name}" for name in ("follow", "skip") if getattr(args, name))
 
 
 if TYPE_CHECKING:

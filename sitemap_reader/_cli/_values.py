@@ -1,5 +1,5 @@
-"""The value types of the options: counts, sizes, durations, dates, base URLs, headers and
-proxies, each refused
+"""The value types of the options: counts, sizes, durations, dates, patterns, base URLs,
+headers and proxies, each refused
 with a message that says what to write (argparse prints it as ``argument --x: message``)."""
 
 from __future__ import annotations
@@ -128,12 +128,12 @@ def since(text: str) -> datetime:
     return value
 
 
-def base_url(text: str) -> str:
-    """An absolute http(s) URL, as a local file's stand-in location."""
+def pattern(text: str) -> str:
+    """A regular expression (Python's ``re``), checked here so a bad one is a usage error."""
     try:
-        check_base_url(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
     return text
 
 
@@ -149,6 +149,15 @@ def proxy(text: str) -> str:
     """An http:// proxy URL, credentials allowed in it (never printed unmasked)."""
     try:
         check_proxy(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def base_url(text: str) -> str:
+    """An absolute http(s) URL, as a local file's stand-in location."""
+    try:
+        check_base_url(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text

@@ -80,6 +80,11 @@ options:
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -177,6 +182,11 @@ options:
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -286,6 +296,11 @@ options:
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header

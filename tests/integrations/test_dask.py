@@ -28,7 +28,7 @@ import pandas as pd
 from dask.base import compute
 from distributed import Client, LocalCluster, get_task_stream
 
-from sitemap_reader import Leaf, Problem, read_dataframe_sync, walk_sync
+from sitemap_reader import ChildSitemap, FollowRules, Leaf, Problem, read_dataframe_sync, walk_sync
 from sitemap_reader.dask import problem_schema, read_sites
 from tests.support.http_site import (
     FAST,
@@ -195,6 +195,37 @@ def test_union_of_partitions_is_the_single_machine_read(client: Client, sites: S
     assert (mixed.a("/"), mixed.a("/gone.xml"), "http-status", True) in expected
     cut = sites.small[0]
     assert any(site == cut.a("/") and kind == "truncated" for site, _, kind, _ in expected)
+
+
+def _gzipped(child: ChildSitemap) -> bool:
+    return child.depth == 0 or child.url.endswith(".gz")  # the index, and its .gz leaves
+
+
+@pytest.mark.parametrize(
+    "follow",
+    [
+        FollowRules(skip=(r"part-\d+\.xml$",)),
+        _gzipped,
+        lambda child: child.depth == 0 or child.url.endswith(".gz"),  # cloudpickled
+    ],
+    ids=["rules", "function", "lambda"],
+)
+def test_follow_travels_to_the_workers(client: Client, sites: Sites, follow: object) -> None:
+    """ReaderConfig.follow goes with the config to the discovery tasks on the workers: the
+    leaves it refuses are never requested, at discovery or after."""
+    config = dataclasses.replace(CONFIG, follow=follow)  # type: ignore[arg-type]
+    before = sites.leaf_counts()
+
+    with get_task_stream(client) as stream:
+        entries, _ = read_sites([sites.large.a("/")], config=config)
+        got = entries.compute()
+
+    assert {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
+    assert any(str(t["key"]).startswith("sitemap-reader-discover-") for t in stream.data)
+    gzipped = [i % 2 for i in range(LARGE_LEAVES)]
+    assert _more(sites.leaf_counts(), before) == [2 * g for g in gzipped]
+    assert len(got) == sum(gzipped) * LARGE_URLS
+    assert set(got.sitemap) == {sites.large.a(p) for p in sites.leaf_paths() if p.endswith(".gz")}
 
 
 def test_to_parquet_lands_the_dataset_reading_each_leaf_once(

@@ -150,8 +150,9 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     # Sitemaps were read by the reader (once each), not through Scrapy's downloader.
     for path in ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml"):
         assert served.count(path) == 1, path
-    # Unlike SitemapSpider, the reader reads a sitemap sitemap_follow refuses (no requests).
-    assert served.count("/sitemap-archive.xml") == 1
+    # As with SitemapSpider, a sitemap sitemap_follow refuses is not downloaded at all.
+    assert served.count("/sitemap-archive.xml") == 0
+    assert result["stats"]["sitemap_reader/sitemaps/skipped"] == 1
     # sitemap_config's request settings reach every sitemap request; the pages are Scrapy's.
     for hit in served.site.hits:
         sent = hit.headers.get(SITEMAP_HEADER[0])

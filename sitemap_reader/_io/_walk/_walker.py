@@ -37,6 +37,7 @@ from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
 from ..._core._formats._robots import sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
+from ..._core._walk._judge import judge_follow
 from ..._core._walk._scope import origin_of
 from .._http._network import LazyFetcher, could_not_connect
 from .._http._response import Body, FetchResult
@@ -48,7 +49,7 @@ from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
-from ._reports import visited
+from ._reports import child_report, visited
 
 
 class Walk:
@@ -244,9 +245,17 @@ class Walk:
     async def _follow(
         self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
     ) -> list[Problem]:
-        """Queue the sitemaps a robots.txt names; the budget problems that refused some."""
+        """Queue the sitemaps a robots.txt names (those the caller follows; the others are
+        reported skipped); the budget problems that refused some."""
         problems = []
+        follow = self._config.follow
         for ref in refs:
+            why = judge_follow(follow, ref, 0)
+            if why is not None:
+                order = self._frontier.pass_over()
+                report = child_report(ref, 0, Status.SKIPPED, order, not_followed=why)
+                await self._outbox.emit([report], root=job.root)
+                continue
             pushed = self._frontier.push(
                 Job(
                     url=ref.loc,
