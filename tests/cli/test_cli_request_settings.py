@@ -59,7 +59,7 @@ async def test_trust_env_takes_the_environment_proxy_only_when_given(
     [
         # Without its colon a header is not echoed: it may be a secret.
         (["--header", "X-Trace"], "argument --header: a header is written 'Name: value', and"),
-        (["--header", "Accept-Encoding: gzip"], "the Accept-Encoding header is the reader's"),
+        (["--header", "Accept-Encoding: gzip"], "argument --header: the Accept-Encoding header"),
         (["--header", "Bad Name: 1"], "argument --header: 'Bad Name' is not a header name"),
         (["--header", "Host: example.com"], "argument --header: the Host header is the HTTP"),
         (["--proxy", "socks5://127.0.0.1:1080"], "argument --proxy: the proxy 'socks5://"),
