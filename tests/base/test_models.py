@@ -167,6 +167,7 @@ PUBLIC_NAMES = [
     "Limits",
     "MemoryStateStore",
     "News",
+    "Pace",
     "ParquetSink",
     "ParseError",
     "Problem",

@@ -1,4 +1,5 @@
-"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries,
+each request (hops and retries included) started when its host's pace allows (``_pace``).
 
 Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
 backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
@@ -45,11 +46,13 @@ from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
+from ._pace import Pacer, host_of
 from ._response import Body, FetchResult, Response
 
 logger = logging.getLogger(__name__)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_SLOW_DOWN = frozenset({429, 503})  # with Retry-After: the host's pace slows for the run
 _T = TypeVar("_T")
 
 
@@ -74,6 +77,12 @@ class Fetcher:
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
+        self._pacer = Pacer(config.pace, deadline)
+
+    def slow(self, url: str, seconds: float) -> float:
+        """Space the requests to ``url``'s host at least ``seconds`` apart (capped by
+        ``Pace.max_delay``) for the rest of the run; the host's delay now."""
+        return self._pacer.slow(host_of(url), seconds)
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
@@ -139,7 +148,10 @@ class Fetcher:
             result.content_type = response.headers.get("Content-Type")
             result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
-                raise _status_error(str(final), response)
+                error = _status_error(str(final), response)
+                if error.retry_after is not None and response.status in _SLOW_DOWN:
+                    self.slow(str(final), error.retry_after)
+                raise error
             info = Response(
                 url,
                 str(final),
@@ -214,6 +226,7 @@ class Fetcher:
         for _hop in range(self._config.limits.max_redirects + 1):
             if guard is not None:
                 await guard.vet(current)  # every hop, before it is requested
+            await self._pacer.start(str(current))  # a hop or a retry is a request too
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug("GET %s", current)
             response = await clock.wait(
