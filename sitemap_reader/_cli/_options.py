@@ -186,7 +186,7 @@ _BUDGETS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
 
 
 def add_reading_options(command: argparse.ArgumentParser) -> None:
-    """Scope, limits, budgets, the network and the console: every command that reads."""
+    """Scope, limits, pace, budgets, the network and the console: every command that reads."""
     command.add_argument(
         "--scope",
         choices=[p.value for p in sr.ScopePolicy],
@@ -200,6 +200,26 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--per-host", type=positive, metavar="N", help="requests in flight to one host (4)"
+    )
+    command.add_argument(
+        "--delay",
+        type=duration,
+        metavar="DURATION",
+        help="at least this long between the starts of two requests to one host: plain "
+        "seconds (0.5) or a duration (2s, 1m) (0)",
+    )
+    command.add_argument(
+        "--obey-crawl-delay",
+        action="store_true",
+        help="wait at least robots.txt's Crawl-delay (of the group naming the user agent, else "
+        "*) between the requests to its host",
+    )
+    command.add_argument(
+        "--max-delay",
+        type=duration,
+        metavar="DURATION",
+        help="the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its host "
+        "for the rest of the run (30s)",
     )
     command.add_argument(
         "--timeout",
@@ -272,11 +292,13 @@ def config(
         **{name: getattr(args, name) for name, *_ in _BUDGETS},
     )
     timeouts = _given(base.timeouts, request=args.timeout)
+    pace = _given(base.pace, delay=args.delay, max_delay=args.max_delay)
     if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     settings: dict[str, Any] = {
         "limits": limits,
         "timeouts": timeouts,
+        "pace": dataclasses.replace(pace, obey_crawl_delay=args.obey_crawl_delay),
         "scope": sr.ScopePolicy(args.scope),
         "resolve_relative": args.resolve_relative,
         "allow_private": args.allow_private,

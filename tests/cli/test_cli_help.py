@@ -79,6 +79,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      at least this long between the starts of two requests to one host: plain
+                        seconds (0.5) or a duration (2s, 1m) (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
@@ -156,6 +162,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      at least this long between the starts of two requests to one host: plain
+                        seconds (0.5) or a duration (2s, 1m) (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
@@ -239,6 +251,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      at least this long between the starts of two requests to one host: plain
+                        seconds (0.5) or a duration (2s, 1m) (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
