@@ -123,7 +123,8 @@ class Pace:
     requests to it. Redirect hops and retries are requests; other hosts are not slowed.
 
     A 429 or 503 answer with ``Retry-After`` raises its host's delay to at least that for the
-    rest of the run, capped by ``max_delay`` (0 turns this off). The run's deadline still ends
+    rest of the run, capped by ``max_delay`` (0 turns this off) and by the retry policy's
+    ``max_retry_after``. The run's deadline still ends
     the run: a request that its host's pace would start after the deadline is not made.
     """
 

@@ -95,7 +95,7 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
 # -- Groups (RFC 9309 section 2.1): one or more user-agent lines, then their rules. Sitemap
 # lines belong to no group and do not end one.
 _LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z_ -]*?)[ \t]*:(.*)")
-_PRODUCT = re.compile(r"[A-Za-z_-]+")
+_PRODUCT = re.compile(r"[A-Za-z0-9_-]+")  # RFC 9309 has letters, _ and -; real names add digits
 
 
 @dataclass(frozen=True, slots=True)

@@ -150,7 +150,10 @@ class Fetcher:
             if response.status >= 400:
                 error = _status_error(str(final), response)
                 if error.retry_after is not None and response.status in _SLOW_DOWN:
-                    self.slow(str(final), error.retry_after)
+                    # No slower than the retry itself waits: a caller who caps Retry-After
+                    # there (RetryPolicy.max_retry_after) is not kept waiting longer here.
+                    after = min(error.retry_after, self._config.retry.max_retry_after)
+                    self.slow(str(final), after)
                 raise error
             info = Response(
                 url,
