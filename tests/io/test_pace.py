@@ -12,11 +12,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+from pathlib import Path
 
 import pytest
+from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import LimitExceeded, Pace, ProblemKind, RetryPolicy, ScopePolicy, Timeouts
+from sitemap_reader import (
+    LimitExceeded,
+    Pace,
+    ProblemKind,
+    RetryPolicy,
+    ScopePolicy,
+    SitemapReader,
+    Timeouts,
+)
 from sitemap_reader._io._http._pace import Pacer, host_of
 from tests.support.http_site import (
     FAST,
@@ -247,3 +257,36 @@ async def test_the_deadline_ends_a_run_its_pace_would_carry_past_it(
     assert ProblemKind.DEADLINE in run.kinds
     said = [p for p in run.problems if p.kind == ProblemKind.DEADLINE]
     assert any("127.0.0.1" in p.message and "pace" in p.message for p in said)
+
+
+async def test_with_a_state_file_robots_txt_is_read_again_for_its_crawl_delay(
+    aiohttp_server: AiohttpServer, tmp_path: Path
+) -> None:
+    """A 304 has no body to read a Crawl-delay from: an obeying run with a state file asks
+    for robots.txt unconditionally, so its second run is paced as its first was."""
+    s = await serve(aiohttp_server)
+    three_children(s)
+    asked: list[str | None] = []
+
+    async def robots(request: web.Request) -> web.StreamResponse:
+        asked.append(request.headers.get("If-None-Match"))
+        headers = {"ETag": '"r1"'}
+        if request.headers.get("If-None-Match") == '"r1"':
+            return web.Response(status=304, headers=headers)
+        body = f"User-agent: *\nCrawl-delay: {DELAY}\nSitemap: {s.a('/index.xml')}\n"
+        return web.Response(text=body, headers=headers)
+
+    s.add("/robots.txt", robots)
+    config = dataclasses.replace(FAST, pace=Pace(obey_crawl_delay=True))
+    state = str(tmp_path / "state.sqlite")
+    read = []
+    for _ in range(2):
+        async with SitemapReader(config, state=state) as reader:
+            read.append(len([e async for e in reader.entries(s.a("/"))]))
+    second = [h.at for h in s.site.hits[5:]]
+
+    assert read == [3, 0]  # the second run found nothing new: its children came unchanged
+
+    assert asked == [None, None]
+    assert len(second) == 5
+    assert all(b - a >= DELAY - JITTER for a, b in itertools.pairwise(second))

@@ -262,13 +262,14 @@ class Walk:
                 found.value,
             )
             return
-        delay = self._fetcher.slow(robots_url, found.seconds)
-        if found.seconds > delay:
+        self._fetcher.slow(robots_url, found.seconds)
+        cap = self._config.pace.max_delay
+        if found.seconds > cap:
             logger.info(
-                "%s: Crawl-delay %g s capped to %g s (Pace.max_delay)",
+                "%s: Crawl-delay %g s capped to %g s (--max-delay, Pace.max_delay)",
                 robots_url,
                 found.seconds,
-                delay,
+                cap,
             )
 
     async def _follow(
