@@ -124,8 +124,8 @@ class Pace:
 
     A 429 or 503 answer with ``Retry-After`` raises its host's delay to at least that for the
     rest of the run, capped by ``max_delay`` (0 turns this off) and by the retry policy's
-    ``max_retry_after``. The run's deadline still ends
-    the run: a request that its host's pace would start after the deadline is not made.
+    ``max_retry_after``. The run's deadline still ends the run: a request that its host's
+    pace would start after the deadline is not made.
     """
 
     delay: float = 0.0  # seconds between the starts of two requests to one host, at least

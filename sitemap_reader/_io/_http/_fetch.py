@@ -79,10 +79,10 @@ class Fetcher:
         self._max_total = config.limits.max_total_bytes
         self._pacer = Pacer(config.pace, deadline)
 
-    def slow(self, url: str, seconds: float) -> float:
+    def slow(self, url: str, seconds: float) -> None:
         """Space the requests to ``url``'s host at least ``seconds`` apart (capped by
-        ``Pace.max_delay``) for the rest of the run; the host's delay now."""
-        return self._pacer.slow(host_of(url), seconds)
+        ``Pace.max_delay``) for the rest of the run."""
+        self._pacer.slow(host_of(url), seconds)
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
