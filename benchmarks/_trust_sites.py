@@ -9,7 +9,10 @@ files for a run; only the files whose bytes change are rewritten:
   when the child changes;
 * ``lying``: the index lastmods are frozen at the site's launch while the entries move
   (children change, the index never says so);
-* ``stamped``: every lastmod, index and entries, is the build time, rewritten every build.
+* ``stamped``: every lastmod, index and entries, is the build time, rewritten every build;
+* ``silent`` (not in ``KINDS``: the recheck figures' site): the index lastmods are frozen
+  and the entries carry none, so no read shows the lie; only asking a skipped child again
+  (``Incremental.recheck``) finds a change.
 """
 
 from __future__ import annotations
@@ -52,11 +55,11 @@ class TrustSite:
             # An honest or lying child's entries date from its last change.
             changed = LAUNCH + timedelta(days=30 * (1 + self.versions[child]) + child)
             stamp = now if self.kind == "stamped" else changed
-            dates.append(LAUNCH if self.kind == "lying" else stamp)
+            dates.append(LAUNCH if self.kind in ("lying", "silent") else stamp)
             count = self.urls + self.versions[child]
+            dated = "" if self.kind == "silent" else f"<lastmod>{stamp.isoformat()}</lastmod>"
             body = "".join(
-                f"<url><loc>{escape(self._url(child, i))}</loc>"
-                f"<lastmod>{stamp.isoformat()}</lastmod></url>\n"
+                f"<url><loc>{escape(self._url(child, i))}</loc>{dated}</url>\n"
                 for i in range(count)
             )
             self._write(f"c{child}.xml", f'<urlset xmlns="{NS}">\n{body}</urlset>\n')

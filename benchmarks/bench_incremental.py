@@ -24,7 +24,13 @@ lying index, a build-stamped one; CHILDREN x URLS_PER_CHILD each, served from fi
 rewritten between runs), each read three times on a fresh state file under each
 ``--trust-lastmod``: cold, a second run (nothing changed; the stamped site is rebuilt with
 new stamps), and a third after one child gained a URL (a served file changed). For each: the
-bytes received, the walk time, and whether the third run found the new URL.
+bytes received, the walk time, and whether the third run found the new URL. Then the
+recheck figures: the ``silent`` site (frozen index lastmods, entries without lastmods, so
+no single read shows the lie), read cold, then one child gains a URL and the site is read
+again (``trust_lastmod`` auto) until that URL is emitted: for ``Incremental.recheck`` of
+0, 1, the default and 8, the runs that took (with the child that the sample reaches last,
+the worst case), whether the source's lastmods were then distrusted, and the requests and
+bytes of the first run after the change (the sample answered with 304s).
 
     python benchmarks/bench_incremental.py
     python benchmarks/bench_incremental.py --changes
@@ -51,6 +57,8 @@ import bench_site  # found through the path set above, as bench_site finds _gene
 from _trust_sites import KINDS, StaticServer, TrustSite
 
 import sitemap_reader as sr
+
+DEFAULT_RECHECK = sr.Incremental().recheck
 
 # -- one pass (in its own process) --------------------------------------------------------------
 
@@ -207,9 +215,11 @@ def run(url: str, tmp: Path, changes: bool, children: int) -> None:
 # -- lastmod trust: three sites whose served files change ----------------------------------------
 
 
-async def trust_pass(url: str, state: Path, mode: str) -> tuple[int, float, set[str], str]:
+async def trust_pass(
+    url: str, state: Path, mode: str, recheck: int = DEFAULT_RECHECK
+) -> tuple[int, float, set[str], str]:
     """One run: bytes received, walk seconds, the URLs emitted, why lastmods were distrusted."""
-    incremental = sr.Incremental(trust_lastmod=sr.TrustLastmod(mode))
+    incremental = sr.Incremental(trust_lastmod=sr.TrustLastmod(mode), recheck=recheck)
     config = dataclasses.replace(sr.DEFAULT_CONFIG, incremental=incremental)
     locs: set[str] = set()
     start = time.perf_counter()
@@ -250,6 +260,41 @@ def trust_figures(children: int, urls: int) -> None:
                     f"{found:5}  {why}",
                     flush=True,
                 )
+        recheck_figures(children, urls, server, Path(tmp))
+
+
+def recheck_figures(children: int, urls: int, server: StaticServer, tmp: Path) -> None:
+    """Runs until a child changed behind a frozen index lastmod is found, per recheck."""
+    print(f"\nsilent site: {children} x {urls:,} URLs; the child the sample reaches last changes")
+    print(f"{'recheck':>7} {'runs to find':>12} {'bound':>5}  distrusted  1st run")
+    for recheck in sorted({0, 1, DEFAULT_RECHECK, 8}):
+        name = f"silent-{recheck}"
+        base = f"http://127.0.0.1:{server.port}/{name}"
+        site = TrustSite("silent", tmp / name, base, children, urls)
+        state = tmp / f"{name}.sqlite"
+        site.build(datetime.now(timezone.utc))
+        cold = asyncio.run(trust_pass(f"{base}/robots.txt", state, "auto", recheck))[0]
+        bound = -(-children // recheck) if recheck else None
+        # The sample goes oldest checked first: the child checked last in the cold run.
+        with sr.SqliteStateStore(state) as store:
+            kids = [s for s in store.states() if s.url.endswith(".xml") and "/c" in s.url]
+        last = max(kids, key=lambda s: (s.checked_at, s.url)).url
+        gained = site.change(int(last.rsplit("/c", 1)[1].removesuffix(".xml")))
+        site.build(datetime.now(timezone.utc))
+        runs, found, why, spent = 0, False, "", 0
+        while not found and runs < (bound or 3) + 1:
+            got, _, locs, why = asyncio.run(
+                trust_pass(f"{base}/robots.txt", state, "auto", recheck)
+            )
+            runs += 1
+            found = gained in locs
+            spent = got if runs == 1 else spent  # robots.txt, the index, the sample's 304s
+        said = f"{runs}" if found else f"not in {runs}"
+        print(
+            f"{recheck:>7} {said:>12} {bound or '-':>5}  {'yes' if why else 'no':10}  "
+            f"{min(recheck, children)} requests, {spent:,} B ({spent / cold:.2%} of cold)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

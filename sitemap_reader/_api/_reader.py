@@ -19,7 +19,8 @@ from .._core._walk._jobs import Leaf
 from .._io._http._guard import Guard
 from .._io._http._network import LazyFetcher
 from .._io._state._incremental import feed_store
-from .._io._state._store import StateStore, open_store
+from .._io._state._lock import RunLock, hold
+from .._io._state._store import StateStore, file_of, open_store
 from .._io._walk._walker import Walk
 
 if TYPE_CHECKING:
@@ -63,10 +64,14 @@ class SitemapReader:
             incremental: documents unchanged since the last run are skipped or asked
             conditionally, and only the entries of sitemaps that changed are emitted
             (``config.incremental`` says more: ``max_age``, ``read_all``, ``changes``).
-            One run at a time per store.
+            One run at a time per store: a state file (or a SqliteStateStore's) is locked
+            from entry to exit (``config.incremental.wait`` says how long to wait for another
+            run holding it).
 
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
+        StateLocked: on entry, when another run holds the state file past
+            ``config.incremental.wait`` (a StateError naming the file and the process).
         ValueError: ``config.incremental.changes`` without a state.
         TypeError: ``config.incremental.changes`` with a store that has no change feed.
     """
@@ -90,6 +95,7 @@ class SitemapReader:
         self._state_source = state
         self._store: StateStore | None = None
         self._owns_store = False
+        self._lock: RunLock | None = None  # one run at a time per state file
         self._guard: Guard | None = None
         self._walks: set[Walk] = set()  # the runs started and not over yet
         self.progress = Progress()
@@ -102,7 +108,15 @@ class SitemapReader:
                 else "this SitemapReader is already open"
             )
         if self._state_source is not None:
-            self._store, self._owns_store = open_store(self._state_source)
+            # Held from before the store opens (migrations included) until it is closed.
+            path = file_of(self._state_source)
+            if path is not None:
+                self._lock = await hold(path, self.config.incremental.wait)
+            try:
+                self._store, self._owns_store = open_store(self._state_source)
+            except BaseException:
+                self._release()
+                raise
         if not self.config.allow_private:
             self._guard = Guard(owns_resolver=self._session is None)
         self._state = _State.OPENED
@@ -130,7 +144,13 @@ class SitemapReader:
             if self._owns_store and self._store is not None:
                 self._store.close()
                 self._store = None
+            self._release()
             self._state = _State.CLOSED
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _open_walk(
         self,

@@ -48,7 +48,9 @@ class Limits:
     # reported once as not read. The defaults let the largest real sites through (a few
     # thousand sitemaps, tens of millions of URLs) while a hostile one, fanning out to
     # endless indexes, is cut at a bounded cost.
-    max_sitemaps: int = 100_000  # documents one run takes on (fetched or found unchanged)
+    # Sitemaps one run takes on (fetched or found unchanged); robots.txt is no sitemap, nor
+    # is a well-known path probed that held none: neither counts.
+    max_sitemaps: int = 100_000
     max_sitemaps_per_site: int = 20_000  # the same, per source the user named
     max_entries: int = 100_000_000  # page URLs one run delivers
     max_total_bytes: int = 16 * 1024**3  # body bytes one run receives, all documents together
@@ -161,6 +163,10 @@ class TrustLastmod(str, enum.Enum):
 # A sitemap or source that lists fewer than this share of the URLs of its last complete read
 # holds its removals back until a later run sees the same.
 DEFAULT_SHRINK_GUARD = 0.5
+# Children a run asks again (conditionally) per source although their index lastmod says
+# they did not change, the longest unchecked first: an index that lies is caught within
+# (children / this) runs, for a few requests (mostly 304s) a run.
+DEFAULT_RECHECK = 4
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,10 +194,22 @@ class Incremental:
     # changes hands them out again: a look (``tree --changes``) that takes nothing from the
     # feed a pipeline reads.
     peek: bool = False
+    # Seconds a run waits for another run holding the same state file to end; past it (and
+    # at once with 0) the reader raises StateLocked.
+    wait: float = 0.0
+    # Per source and run (with trust_lastmod auto): this many of the children it would skip
+    # on their index lastmod are asked again conditionally, the longest unchecked first (0:
+    # none), so that a child that changed without its index saying so is found and the
+    # source's lastmods distrusted.
+    recheck: int = DEFAULT_RECHECK
 
     def __post_init__(self) -> None:
         if not self.max_age >= 0:
             raise ValueError("Incremental.max_age must not be negative")
+        if not self.wait >= 0:
+            raise ValueError("Incremental.wait must not be negative")
+        if self.recheck < 0:
+            raise ValueError("Incremental.recheck must not be negative")
         if not isinstance(self.trust_lastmod, TrustLastmod):
             object.__setattr__(self, "trust_lastmod", TrustLastmod(self.trust_lastmod))
         if not 0 <= self.shrink_guard <= 1:

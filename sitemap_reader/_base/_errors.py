@@ -13,6 +13,7 @@
     │   ├── AddressRefused    the SSRF guard: a host that resolves to a private address
     │   └── WorkerLost        the process parsing a document died (ReaderConfig.workers)
     └── StateError            a state file that cannot be used (path): corrupted, foreign, newer
+        └── StateLocked       another run holds the state file (pid)
 
 A walk never raises these for remote content: the I/O layer raises them inside, and the
 walk turns each into a :class:`~sitemap_reader.Problem` (each class carries the
@@ -155,6 +156,15 @@ class StateError(SitemapReaderError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+class StateLocked(StateError):
+    """Another run holds the state file: one run at a time per file. ``pid`` is the process
+    that holds it, as its lock file says (None when it could not be read)."""
+
+    def __init__(self, message: str, *, path: str, pid: int | None) -> None:
+        super().__init__(message, path=path)
+        self.pid = pid
 
 
 def kind_of(error: Exception) -> ProblemKind:

@@ -118,7 +118,8 @@ def _check_url(source: str) -> None:
 
 
 def _hint(source: str) -> str | None:
-    """``https://`` + ``source`` when it reads as a host written without its scheme."""
+    """``https://`` + ``source`` when it reads as a host written without its scheme
+    (``http://`` for localhost or an IPv4 address)."""
     match = _HOST.fullmatch(source)
     if match is None:
         return None
@@ -128,4 +129,7 @@ def _hint(source: str) -> str | None:
         suffix in _FILE_SUFFIXES or (suffix.isdigit() and _IPV4.fullmatch(host) is None)
     ):
         return None  # "sitemap.xml", "sitemap.xml/x", "1.5": a file or folder not there
-    return f"https://{source}" if match["rest"] else f"https://{source}/"
+    # A local address is most often a development server, which speaks plain http.
+    local = host.lower() == "localhost" or _IPV4.fullmatch(host) is not None
+    scheme = "http" if local else "https"
+    return f"{scheme}://{source}" if match["rest"] else f"{scheme}://{source}/"

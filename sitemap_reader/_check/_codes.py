@@ -34,13 +34,16 @@ _RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.NOTICE: 0}
 
 @dataclass(frozen=True, slots=True)
 class Code:
-    """One code of the registry: its name, severity and what the owner should do."""
+    """One code of the registry: its name, severity, what it means, what the owner should
+    do, and an example (``check --explain CODE``)."""
 
     code: str
     name: str
     severity: Severity
     summary: str  # what is wrong, in a few words
     fix: str  # what to change
+    meaning: str = ""  # what it means for a crawler, in a sentence or two (check --explain)
+    example: str = ""  # what such a fault looks like
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +120,10 @@ _TABLE = (
      "split the sitemap and list the parts in a sitemap index"),
     ("P303", "index-of-index", E, "a sitemap index names another index",
      "list the urlsets in the first index: indexes may not be nested"),
-    ("P304", "namespace", E, "the root has a wrong namespace or none (search engines refuse it)",
-     'write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root'),
+    ("P304", "namespace", E,
+     "the root or an extension has a wrong namespace or none (search engines refuse it)",
+     ('write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root, and each '
+      "extension's namespace exactly as its specification gives it")),
     ("P305", "not-well-formed", E, "the XML is not well-formed (often a bad escape)",
      "escape & as &amp; and < as &lt; in values; fix the XML at the line given"),
     ("P306", "loc-not-escaped", W, "URLs hold characters that must be percent-encoded",
@@ -188,8 +193,10 @@ _TABLE = (
      'add <xhtml:link rel="alternate" hreflang="x-default" href="..."/>'),
     ("X507", "hreflang-not-reciprocal", W, "a page's alternate does not name it back",
      "list the same set of alternates on every page of the set"),
-    ("X508", "invalid-extension", W, "extension values that are malformed (left out)",
-     "fix the dates, numbers and yes/no values of the extension"),
+    ("X508", "invalid-extension", W,
+     "extension values that are malformed, or elements in no extension's namespace (left out)",
+     ("fix the dates, numbers and yes/no values of the extension, and bind its prefix to the "
+      "extension's namespace")),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),
@@ -199,7 +206,399 @@ _TABLE = (
 )
 # fmt: on
 
-CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}
+# Per code: what it means for a crawler, and what such a fault looks like (check --explain).
+_DETAILS: dict[str, tuple[str, str]] = {
+    # -- robots.txt
+    "R101": (
+        (
+            "The protocol wants the full URL on a Sitemap: line. A relative one is resolved "
+            "against robots.txt by this reader, but other crawlers ignore the line."
+        ),
+        "Sitemap: /sitemap.xml",
+    ),
+    "R102": (
+        (
+            "A Sitemap: line names something no crawler can fetch: another scheme, or no URL at "
+            "all. The line is skipped."
+        ),
+        "Sitemap: ftp://example.com/sitemap.xml",
+    ),
+    "R103": (
+        (
+            "robots.txt points crawlers at a sitemap that fails (an error status, a network "
+            "error): none of its URLs reach them."
+        ),
+        "Sitemap: https://example.com/sitemap.xml  (answers 404)",
+    ),
+    "R104": (
+        (
+            "The sitemap robots.txt names answers with a redirect. Crawlers may not follow it, and"
+            " a sitemap's scope is judged by where it is read."
+        ),
+        "Sitemap: http://example.com/sitemap.xml  (301 to https://example.com/sitemap.xml)",
+    ),
+    "R105": (
+        (
+            "Neither robots.txt nor any well-known path (/sitemap.xml and the generators' "
+            "defaults) gave a sitemap: crawlers find the site's pages only by following links."
+        ),
+        "robots.txt has no Sitemap: line, and /sitemap.xml answers 404",
+    ),
+    "R106": (
+        (
+            "robots.txt answers a server error or cannot be reached. RFC 9309 tells crawlers to "
+            "take that as 'disallow everything', so the site is not crawled."
+        ),
+        "GET /robots.txt -> 503 Service Unavailable",
+    ),
+    "R107": (
+        (
+            "The site answers 404 for robots.txt. Crawlers then may fetch everything, but they "
+            "learn of no sitemap from it."
+        ),
+        "GET /robots.txt -> 404 Not Found",
+    ),
+    # -- HTTP
+    "H201": (
+        "The document answers a 4xx or 5xx status, so none of its URLs are read.",
+        "GET /sitemap-2.xml -> 404 Not Found",
+    ),
+    "H202": (
+        (
+            "The connection failed, timed out, or the body ended before its announced length: the "
+            "document was not read, or only in part."
+        ),
+        "GET /sitemap.xml: connection refused",
+    ),
+    "H203": (
+        (
+            "The document redirects once. Crawlers follow it, but the sitemap is better named "
+            "where it lives."
+        ),
+        "GET /sitemap.xml -> 301 Location: /sitemaps/sitemap.xml",
+    ),
+    "H204": (
+        (
+            "The document redirects several times in a row: each hop costs a request, and crawlers"
+            " give up after a few."
+        ),
+        "/sitemap.xml -> /sitemap -> /sitemaps/sitemap.xml",
+    ),
+    "H205": (
+        (
+            "The redirect cannot be followed: it loops, has no Location, or leaves http(s). The "
+            "document is not read."
+        ),
+        "/sitemap.xml -> 302 Location: /sitemap.xml",
+    ),
+    "H206": (
+        (
+            "The Content-Type says one thing and the body is another. Crawlers may refuse the "
+            "document on its type."
+        ),
+        "Content-Type: text/html for a <urlset> document",
+    ),
+    "H207": (
+        (
+            "The URL ends in .gz or the response says gzip, but the bytes are not gzip. Crawlers "
+            "that trust the name fail to read it."
+        ),
+        "/sitemap.xml.gz served as plain XML",
+    ),
+    "H208": (
+        (
+            "The body is gzip data, but neither the name nor the Content-Type says so. This reader"
+            " unpacks it; other crawlers may see binary garbage."
+        ),
+        "/sitemap.xml answers gzip bytes as application/xml",
+    ),
+    "H209": (
+        (
+            "The response took longer than the --slow bound. Slow sitemaps are cut by crawlers "
+            "with tighter timeouts."
+        ),
+        "GET /sitemap.xml took 12.4 s",
+    ),
+    "H210": (
+        (
+            "The response declares a Content-Encoding that cannot be undone, so the body cannot be"
+            " read."
+        ),
+        "Content-Encoding: compress",
+    ),
+    "H211": (
+        (
+            "A host named by the documents resolves to a loopback, private or link-local address. "
+            "The reader refuses it (it guards against SSRF), and so do crawlers."
+        ),
+        "<loc>http://intranet.example.com/sitemap.xml</loc>  (resolves to 10.0.0.5)",
+    ),
+    "H212": (
+        (
+            "The gzip stream breaks off or fails its check: only the entries before the fault are "
+            "read."
+        ),
+        "/sitemap.xml.gz cut in the middle of an upload",
+    ),
+    # -- the protocol
+    "P301": (
+        (
+            "The protocol allows at most 50,000 URLs in one sitemap. Search engines may ignore the"
+            " whole file, or the URLs past the limit."
+        ),
+        "a urlset with 60,000 <url> entries",
+    ),
+    "P302": (
+        (
+            "The protocol allows at most 50 MB (52,428,800 bytes) uncompressed. The document is "
+            "read up to the limit and cut there."
+        ),
+        "a 130 MB sitemap.xml (gzip does not count: the limit is on the unpacked bytes)",
+    ),
+    "P303": (
+        (
+            "A sitemap index names another index. The protocol allows one level; search engines "
+            "may not read the nested one."
+        ),
+        (
+            "<sitemapindex><sitemap><loc>https://example.com/index-2.xml</loc>...  (index-2.xml is"
+            " a sitemapindex)"
+        ),
+    ),
+    "P304": (
+        (
+            "The root element lacks the sitemaps.org namespace, or has another. Search engines "
+            "refuse such a document."
+        ),
+        '<urlset xmlns="http://www.google.com/schemas/sitemap/0.84">',
+    ),
+    "P305": (
+        (
+            "The XML breaks a rule of XML, most often an unescaped & in a URL. Parsers stop at the"
+            " error; the entries after it are lost."
+        ),
+        "<loc>https://example.com/?a=1&b=2</loc>",
+    ),
+    "P306": (
+        (
+            "URLs hold spaces, non-ASCII or other characters that must be percent-encoded. "
+            "Crawlers may encode them differently, or drop the URL."
+        ),
+        "<loc>https://example.com/café menu</loc>",
+    ),
+    "P307": (
+        (
+            "The document declares or uses an encoding other than UTF-8, which the protocol "
+            "requires. It is read, but other readers may garble it."
+        ),
+        '<?xml version="1.0" encoding="ISO-8859-1"?>',
+    ),
+    "P308": (
+        (
+            "Some bytes are invalid in the document's encoding: what they spell is guessed, or the"
+            " line is lost."
+        ),
+        "a byte 0xE9 in a file declared UTF-8",
+    ),
+    "P309": (
+        "The protocol requires URLs under 2,048 characters. Longer ones are dropped.",
+        "<loc>https://example.com/search?q=...(3,000 characters)</loc>",
+    ),
+    "P310": (
+        (
+            "A <loc> is a relative URL. The protocol wants absolute URLs; relative ones are "
+            "dropped, or resolved by guessing with --resolve-relative."
+        ),
+        "<loc>/products/42</loc>",
+    ),
+    "P311": (
+        "A <loc> is empty or is no http(s) URL. The entry is dropped.",
+        "<loc>mailto:shop@example.com</loc>",
+    ),
+    "P312": (
+        (
+            "A sitemap may list only URLs under its own folder on its own host, unless robots.txt "
+            "vouches for it. URLs outside are dropped (--scope strict)."
+        ),
+        "https://example.com/blog/sitemap.xml lists https://example.com/shop/1",
+    ),
+    "P313": (
+        (
+            "An index names a sitemap on another host or outside its folder, and no robots.txt "
+            "vouches for it: the child is not read."
+        ),
+        "https://example.com/sitemap.xml names https://cdn.example.net/sitemap-1.xml",
+    ),
+    "P314": (
+        (
+            "One sitemap lists the same URL more than once: the duplicates add nothing and waste "
+            "the 50,000-URL budget."
+        ),
+        "<loc>https://example.com/a</loc> twice in sitemap-1.xml",
+    ),
+    "P315": (
+        (
+            "Several sitemaps list the same URL, often with different lastmods: crawlers cannot "
+            "tell which one holds."
+        ),
+        "https://example.com/a in both sitemap-1.xml and sitemap-2.xml",
+    ),
+    "P316": (
+        (
+            "One sitemap is named more than once (by robots.txt and an index, or twice in an "
+            "index). It is read once."
+        ),
+        "robots.txt and sitemap_index.xml both name /sitemap-1.xml",
+    ),
+    "P317": (
+        (
+            "The document ends before its root element is closed or its stream ends: the entries "
+            "read stand, the rest is missing."
+        ),
+        "a urlset whose last line is <url><loc>https://example.com/x",
+    ),
+    "P318": (
+        (
+            "An HTML page answers where a sitemap was expected, typically a 'not found' page "
+            "served with status 200 (a soft 404)."
+        ),
+        "GET /sitemap.xml -> 200 <!DOCTYPE html><title>Page not found</title>",
+    ),
+    "P319": (
+        (
+            "The document is empty, or is XML of another kind than a urlset, a sitemapindex or a "
+            "feed."
+        ),
+        "<rss> without items, or <html>...</html> as XML, or 0 bytes",
+    ),
+    "P320": (
+        (
+            "The XML declares entities in a DOCTYPE. They are refused (they can blow up memory), "
+            "and the document with them."
+        ),
+        '<!DOCTYPE urlset [<!ENTITY a "...">]>',
+    ),
+    "P321": (
+        (
+            "An index names a sitemap that leads back to itself. The loop is cut; the entry adds "
+            "nothing."
+        ),
+        "index.xml names index-2.xml, which names index.xml",
+    ),
+    "P322": (
+        "Indexes are nested deeper than --max-depth: the deeper ones are not read.",
+        "index -> index -> ... eleven levels down",
+    ),
+    "P323": (
+        ("A single value, line or nesting is too large to read safely: the document is cut there."),
+        "a <loc> of 2 MB, or elements nested 300 deep",
+    ),
+    "P324": (
+        "The sitemap is well-formed but lists no URL at all.",
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>',
+    ),
+    "P325": (
+        "A local file given as a source cannot be read: missing, unreadable, or a directory.",
+        "sitemap-reader check ./sitemaps/missing.xml",
+    ),
+    # -- values
+    "V401": (
+        (
+            "A lastmod is not a W3C datetime. Crawlers ignore it, so the page's change goes "
+            "unnoticed."
+        ),
+        "<lastmod>May 1, 2024</lastmod>",
+    ),
+    "V402": (
+        (
+            "A lastmod lies in the future. Crawlers take it as a sign the dates are not real, and "
+            "trust them less."
+        ),
+        "<lastmod>2099-01-01</lastmod>",
+    ),
+    "V403": (
+        (
+            "Most entries carry the same instant, usually when the file was generated. Such a "
+            "lastmod tells nothing, and crawlers learn to ignore it."
+        ),
+        "every <lastmod> is 2024-05-01T03:00:00+00:00",
+    ),
+    "V404": (
+        "A changefreq is not one of the protocol's words. It is left out.",
+        "<changefreq>Daily</changefreq> or <changefreq>often</changefreq>",
+    ),
+    "V405": (
+        "A priority is not a number from 0.0 to 1.0. It is left out.",
+        "<priority>high</priority> or <priority>5</priority>",
+    ),
+    "V406": (
+        (
+            "Over runs with a state file, the lastmods were found not to follow the content: this "
+            "reader stops trusting them to skip unchanged sitemaps, as crawlers do."
+        ),
+        "an index whose lastmods stay put while its sitemaps change",
+    ),
+    # -- extensions
+    "X501": (
+        "An image entry has no <image:loc>: the image cannot be found.",
+        "<image:image><image:title>Logo</image:title></image:image>",
+    ),
+    "X502": (
+        "A video entry lacks a field the video extension requires.",
+        "<video:video> without <video:thumbnail_loc>",
+    ),
+    "X503": (
+        "A news entry lacks a field the news extension requires.",
+        "<news:news> without <news:publication_date>",
+    ),
+    "X504": (
+        "A news sitemap may hold at most 1,000 news entries.",
+        "a news sitemap with 1,500 <news:news> entries",
+    ),
+    "X505": (
+        (
+            "News sitemaps are for articles of the last two days; older ones are ignored by news "
+            "crawlers."
+        ),
+        "<news:publication_date>2023-01-05</news:publication_date>",
+    ),
+    "X506": (
+        "A set of hreflang alternates has no x-default, the page for languages not listed.",
+        '<xhtml:link rel="alternate" hreflang="en" .../> and "de", no "x-default"',
+    ),
+    "X507": (
+        (
+            "Page A names page B as its alternate, but B does not name A back. Search engines "
+            "ignore alternates that are not reciprocal."
+        ),
+        "/en/ lists /de/ as hreflang=de; /de/ lists no /en/",
+    ),
+    "X508": (
+        "An extension value is malformed (a date, a number, yes/no): the value is left out.",
+        "<video:duration>ten minutes</video:duration>",
+    ),
+    # -- the check itself
+    "C601": (
+        (
+            "A budget of the run (sitemaps, URLs, bytes or the deadline) was reached: what was "
+            "read is checked, the rest was not."
+        ),
+        "sitemap-reader check --max-sitemaps 100 https://big.example.com/",
+    ),
+    "C602": (
+        (
+            "A check across sitemaps (duplicates, hreflang) keeps a bounded number of URLs in "
+            "memory and stopped at that bound."
+        ),
+        "more than 250,000 URLs tracked for duplicates across sitemaps",
+    ),
+    "C699": (
+        "The reader met a problem no other code names. The message says what it is.",
+        "an unexpected error while reading a document",
+    ),
+}
+
+CODES: dict[str, Code] = {row[0]: Code(*row, *_DETAILS[row[0]]) for row in _TABLE}
 BY_NAME: dict[str, Code] = {code.name: code for code in CODES.values()}
 
 

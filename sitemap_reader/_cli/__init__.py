@@ -14,7 +14,8 @@ prints the command's own one-line usage and one error line.
 The layout: ``_dump``, ``_tree``, ``_check`` and ``_state`` hold one command each (``register``
 its parser, ``run`` it); ``_options`` declares the options they share and builds the config;
 ``_run`` is the one loop that drives a walk for any command; ``_console`` writes progress,
-problems and the summary; ``_output`` is where ``dump``'s records go (stdout, or ``-o``
+problems and the summary; ``_explain`` tells check's codes (``check --explain``,
+``--codes``); ``_output`` is where ``dump``'s records go (stdout, or ``-o``
 written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
 Ctrl-C does. Registering a command loads no more than its options need: what it runs with
 (the walk, ``check``'s findings and report page) is imported in its ``run``, so each command

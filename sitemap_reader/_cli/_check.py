@@ -27,10 +27,11 @@ def register(commands: _options.Commands) -> None:
         commands,
         "check",
         run,
-        help="report what is wrong with the sources' sitemaps (codes in the docs)",
+        help="report what is wrong with the sources' sitemaps (--codes lists the codes)",
         description="Read the sources as dump does and report each finding with its code, "
-        "severity, document and line.",
-        usage="%(prog)s [OPTIONS] [SOURCE ...]",
+        "severity, document and line. --codes lists the codes, --explain CODE tells one.",
+        usage="%(prog)s [OPTIONS] [SOURCE ...]\n       %(prog)s --explain CODE | --codes "
+        "[--format json]",
         epilog="exit status: 0 when no finding reaches --fail-on; 1 when one does; 2 for a "
         "usage error (an unusable state file included); 130 when interrupted (Ctrl-C), 143 on "
         "SIGTERM.",
@@ -42,6 +43,19 @@ def register(commands: _options.Commands) -> None:
         default="text",
         help="text (default): findings grouped by document, then a summary; json: one "
         "object a finding, then one with the summary",
+    )
+    codes = check.add_mutually_exclusive_group()
+    codes.add_argument(
+        "--explain",
+        metavar="CODE",
+        help="tell what CODE (P301, or its name too-many-urls) means, how to fix it and an "
+        "example; no source is read",
+    )
+    codes.add_argument(
+        "--codes",
+        action="store_true",
+        help="list every code with its severity, name and summary (--format json: one "
+        "object a code); no source is read",
     )
     check.add_argument(
         "--report",
@@ -69,7 +83,9 @@ def register(commands: _options.Commands) -> None:
         "(V406); everything is read again",
     )
     _options.add_reading_options(check)
-    check.set_defaults(all=False, max_age=None, trust_lastmod=None, shrink_guard=None)
+    check.set_defaults(
+        all=False, max_age=None, trust_lastmod=None, shrink_guard=None, wait=None, recheck=None
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     from .._check._text import summary_of, write_json_line, write_text
     from ._run import run_walk
 
+    if args.explain is not None or args.codes:
+        return _registry(args)
     args.sources = _options.sources(args)
     config = _options.config(args)
     if args.state is not None:  # a check reads everything: the state gives verdicts only
@@ -113,6 +131,20 @@ def run(args: argparse.Namespace) -> int:
         page = render_report(checker, findings, args.sources, started)
         _write_atomically(report_path, page)
     return _exit_status(findings, args.fail_on)
+
+
+def _registry(args: argparse.Namespace) -> int:
+    """--explain CODE or --codes: the registry told, no source read."""
+    from ._explain import lookup, write_codes, write_explained
+
+    if args.sources or args.sites is not None:
+        raise _options.UsageError("--explain and --codes read no SOURCE")
+    json_out = args.format == "json"
+    if args.codes:
+        write_codes(sys.stdout, json_out=json_out)
+    else:
+        write_explained(lookup(args.explain), sys.stdout, json_out=json_out)
+    return 0
 
 
 def _exit_status(findings: list[sr.Finding], fail_on: str) -> int:

@@ -15,16 +15,21 @@ import sitemap_reader as sr
 from .._base._cores import available_cores
 from .._base._sources import check_source, is_url
 from ._values import (
-    DURATIONS,
+    AGE_DURATIONS,
     KEEP,
+    PACE_DURATIONS,
+    REQUEST_DURATIONS,
+    RUN_DURATIONS,
+    age,
     base_url,
     deadline,
-    duration,
     natural,
+    pause,
     positive,
     positive_duration,
     share,
     size,
+    wait,
 )
 
 # The subparsers each command registers itself in.
@@ -131,7 +136,7 @@ def _site_lines(path: str) -> list[str]:
 
 
 def add_state_options(command: argparse.ArgumentParser) -> None:
-    """--state, --all, --max-age, --changes, --trust-lastmod, --shrink-guard: incremental runs."""
+    """--state and the options of incremental runs (--all, --max-age, --changes, ...)."""
     command.add_argument(
         "--state",
         nargs="?",
@@ -148,10 +153,10 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--max-age",
-        type=duration,
+        type=age,
         metavar="AGE",
         help="with --state: ask again (conditionally) for a sitemap whose index lastmod is "
-        f"unchanged once its last check is older than AGE: {DURATIONS} (7d)",
+        f"unchanged once its last check is older than AGE: {AGE_DURATIONS} (7d)",
     )
     command.add_argument(
         "--changes",
@@ -174,14 +179,36 @@ def add_state_options(command: argparse.ArgumentParser) -> None:
         "last complete read holds its removals back until a later run sees the same; "
         "0 or off: no guard (0.5)",
     )
+    command.add_argument(
+        "--recheck",
+        type=natural,
+        metavar="N",
+        help="with --state: per source, ask again (conditionally) N of the sitemaps that their "
+        "index lastmod would skip, the longest unchecked first, to catch an index whose "
+        "lastmods lie; 0: none (4)",
+    )
+    command.add_argument(
+        "--wait",
+        type=wait,
+        metavar="DURATION",
+        help="with --state: when another run holds the state file, wait up to DURATION for "
+        f"it to end instead of exiting 2 at once: {RUN_DURATIONS}",
+    )
 
 
 # The budgets given as a count or a size: each option sets the Limits field of its name.
 _BUDGETS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
-    ("max_sitemaps", positive, "N", "documents in all (100,000)"),
-    ("max_sitemaps_per_site", positive, "N", "documents per source (20,000)"),
+    ("max_sitemaps", positive, "N", "sitemaps in all, robots.txt not counted (100,000)"),
+    ("max_sitemaps_per_site", positive, "N", "sitemaps per source (20,000)"),
     ("max_entries", positive, "N", "URLs in all (100,000,000)"),
     ("max_total_bytes", size, "SIZE", "body bytes in all: 500M, 20G (16G)"),
+)
+
+
+# The per-document limits given as a count or a size, as the budgets are.
+_DOCUMENT_LIMITS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
+    ("max_bytes", size, "SIZE", "decompressed bytes: 500k, 100M; a larger one is cut (50M)"),
+    ("max_urls", positive, "N", "entries; more are reported, and read (50,000)"),
 )
 
 
@@ -203,10 +230,9 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--delay",
-        type=duration,
+        type=pause,
         metavar="DURATION",
-        help="at least this long between the starts of two requests to one host: plain "
-        "seconds (0.5) or a duration (2s, 1m) (0)",
+        help=f"the least time between the starts of two requests to one host: {PACE_DURATIONS} (0)",
     )
     command.add_argument(
         "--obey-crawl-delay",
@@ -216,7 +242,7 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--max-delay",
-        type=duration,
+        type=pause,
         metavar="DURATION",
         help="the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its host "
         "for the rest of the run (30s)",
@@ -225,7 +251,17 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         "--timeout",
         type=positive_duration,
         metavar="DURATION",
-        help=f"per request, body included: {DURATIONS} (300)",
+        help=f"per request, body included: {REQUEST_DURATIONS} (300)",
+    )
+    document = command.add_argument_group(
+        "limits of one document", "the protocol's; a document past one is reported"
+    )
+    for name, kind, metavar, text in _DOCUMENT_LIMITS:
+        document.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
+    document.add_argument(
+        "--cut-at-max-urls",
+        action="store_true",
+        help="stop reading a document at --max-urls entries (by default all are read)",
     )
     budgets = command.add_argument_group(
         "budgets of the run", "reaching one stops new work; what was read is kept"
@@ -235,7 +271,7 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         type=deadline,
         default=KEEP,
         metavar="DURATION",
-        help=f"the whole run: {DURATIONS}; none for no bound (1h)",
+        help=f"the whole run: {RUN_DURATIONS}; none for no bound (1h)",
     )
     for name, kind, metavar, text in _BUDGETS:
         budgets.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
@@ -289,8 +325,10 @@ def config(
         max_depth=args.max_depth,
         max_concurrency=args.concurrency,
         per_host=args.per_host,
-        **{name: getattr(args, name) for name, *_ in _BUDGETS},
+        **{name: getattr(args, name) for name, *_ in _BUDGETS + _DOCUMENT_LIMITS},
     )
+    if args.cut_at_max_urls:
+        limits = dataclasses.replace(limits, cut_at_max_urls=True)
     timeouts = _given(base.timeouts, request=args.timeout)
     pace = _given(base.pace, delay=args.delay, max_delay=args.max_delay)
     if args.deadline is not KEEP:
@@ -316,14 +354,17 @@ def config(
         max_age=args.max_age,
         trust_lastmod=args.trust_lastmod,
         shrink_guard=args.shrink_guard,
+        wait=args.wait,
+        recheck=args.recheck,
     )
     settings["incremental"] = dataclasses.replace(
         incremental, read_all=args.all, changes=changes, peek=peek
     )
-    tuned = args.trust_lastmod is not None or args.shrink_guard is not None
+    tuned = {args.trust_lastmod, args.shrink_guard, args.wait, args.recheck} != {None}
     if args.state is None and (args.all or args.max_age is not None or changes or tuned):
         raise UsageError(
-            "--all, --max-age, --changes, --trust-lastmod and --shrink-guard need --state"
+            "--all, --max-age, --changes, --trust-lastmod, --shrink-guard, --recheck and --wait "
+            "need --state"
         )
     return dataclasses.replace(base, **settings)
 

@@ -4,6 +4,9 @@ it, each batch of events handed to the command, and the run's counts returned fo
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
+import sys
 from collections.abc import Callable
 
 import sitemap_reader as sr
@@ -28,7 +31,8 @@ def run_walk(
     async def walk() -> Tally:
         tally = Tally()
         with cancelled_by_sigterm():
-            async with sr.SitemapReader(config, state=state) as reader:
+            async with contextlib.AsyncExitStack() as stack:
+                reader = await _entered(stack, config, state, args.quiet)
                 console.start(reader)
                 done = 0  # documents finished
                 try:
@@ -44,3 +48,26 @@ def run_walk(
 
     with few_collections() as document_done:  # the process is ours: its collector is tuned
         return run_blocking(walk, refuse="the command line blocks: run it outside an event loop")
+
+
+async def _entered(
+    stack: contextlib.AsyncExitStack, config: sr.ReaderConfig, state: str | None, quiet: bool
+) -> sr.SitemapReader:
+    """The run's reader, entered. Told to wait for another run holding the state file, it
+    says so before it waits (else it looks hung)."""
+    wait = config.incremental.wait
+    if state is not None and wait:
+        at_once = dataclasses.replace(config.incremental, wait=0.0)
+        try:
+            return await stack.enter_async_context(
+                sr.SitemapReader(dataclasses.replace(config, incremental=at_once), state=state)
+            )
+        except sr.StateLocked as locked:
+            if not quiet:
+                who = "another run" if locked.pid is None else f"process {locked.pid}"
+                print(
+                    f"sitemap-reader: the state file {state} is in use by {who}: waiting up "
+                    f"to {wait:g}s for it to end",
+                    file=sys.stderr,
+                )
+    return await stack.enter_async_context(sr.SitemapReader(config, state=state))

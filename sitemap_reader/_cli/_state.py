@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 f" {plural(summary.pending, 'change')} not yet delivered"
             )
         if summary.held:
-            out.write(f"; {summary.held:,} removals held back by a source's shrink guard")
+            out.write(f"; {plural(summary.held, 'removal')} held back by a source's shrink guard")
         if summary.forgotten:
             out.write(f"; {plural(summary.forgotten, 'document')} forgotten (left their index)")
         out.write("\n")

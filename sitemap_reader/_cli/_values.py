@@ -64,7 +64,11 @@ def size(text: str) -> int:
 # One duration syntax for every option that takes one: plain seconds or a number and a unit.
 _DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*", re.IGNORECASE)
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
-DURATIONS = "90s, 30m, 1h, 7d, 2w or plain seconds"
+# The examples each option's help and errors give, at the scale the option is set at.
+REQUEST_DURATIONS = "30s, 2m or plain seconds"
+RUN_DURATIONS = "30m, 2h, 1d or plain seconds"
+AGE_DURATIONS = "12h, 7d, 2w or plain seconds"
+PACE_DURATIONS = "0.5s, 2s, 1m or plain seconds"
 
 
 def _seconds(text: str) -> float | None:
@@ -72,16 +76,32 @@ def _seconds(text: str) -> float | None:
     return None if match is None else float(match[1]) * _UNITS[match[2].lower()]
 
 
-def duration(text: str) -> float:
+def _duration(text: str, examples: str) -> float:
     """Seconds from 0: '3600', '90s', '30m', '12h', '7d' or '2w'."""
     value = _seconds(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try {DURATIONS})")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration (try {examples})")
     return value
 
 
+def age(text: str) -> float:
+    """An age from 0 (--max-age): hours to weeks."""
+    return _duration(text, AGE_DURATIONS)
+
+
+def wait(text: str) -> float:
+    """How long to wait for another run's state file (--wait): minutes to hours."""
+    return _duration(text, RUN_DURATIONS)
+
+
+def pause(text: str) -> float:
+    """A pause from 0 between two requests to one host (--delay, --max-delay): seconds."""
+    return _duration(text, PACE_DURATIONS)
+
+
 def positive_duration(text: str) -> float:
-    value = duration(text)
+    """A positive bound of one request (--timeout, --slow): seconds to minutes."""
+    value = _duration(text, REQUEST_DURATIONS)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive duration")
     return value
@@ -91,12 +111,12 @@ def deadline(text: str) -> float | None:
     """A positive duration, or 'none' for no bound."""
     if text.strip().lower() == "none":
         return None
-    try:
-        return positive_duration(text)
-    except argparse.ArgumentTypeError:
+    value = _seconds(text)
+    if value is None or value <= 0:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a duration (try {DURATIONS}, or none for no deadline)"
-        ) from None
+            f"{text!r} is not a positive duration (try {RUN_DURATIONS}, or none for no deadline)"
+        )
+    return value
 
 
 def since(text: str) -> datetime:

@@ -7,10 +7,12 @@ broken generator must not bury its records under 50,000 Problems.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._base._config import Limits
 from .._base._models import Entry, Event, Problem, ProblemKind, SitemapRef
 from .._base._urls import has_scheme, is_http_url, is_reference, resolve
-from .._base._words import shorten
+from .._base._words import byte_size, plural, shorten
 
 # kind -> the words a tally message uses for it: for one, for more than one
 _TALLY_WORDS = {
@@ -69,6 +71,7 @@ class Document:
         "resolve_relative",
         "tally",
         "url",
+        "variants",
     )
 
     def __init__(self, url: str, limits: Limits, resolve_relative: bool) -> None:
@@ -80,6 +83,9 @@ class Document:
         self.entries = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
+        # Extension namespaces read as the real one (as written -> the real one), in the
+        # order met: reported once, when the document ends, however many elements had them.
+        self.variants: dict[str, str] = {}
 
     def note(self, kind: ProblemKind, example: str) -> None:
         """Count one tolerated fault; the first example is kept for the message."""
@@ -157,7 +163,8 @@ class Document:
                 self.entries -= 1
                 self.fail(
                     ProblemKind.TOO_MANY_URLS,
-                    f"more than {self.limits.max_urls:,} entries: the document was cut there",
+                    f"more than {plural(self.limits.max_urls, 'entry', 'entries')}: the document "
+                    "was cut there",
                 )
                 return False
             if self.entries == self.limits.max_urls + 1:
@@ -168,14 +175,26 @@ class Document:
         self.out.append(event)
 
     def finish(self) -> None:
-        """Report the tally, then the fatal problem if any (it stays the last event)."""
+        """Report the extension namespace variants met, the tally, then the fatal problem
+        if any (it stays the last event)."""
         self.ended = True
+        if self.fatal is not None and self.fatal.kind == ProblemKind.TOO_LARGE:
+            self._merge_too_many()
+        if self.variants:
+            said = " and ".join(
+                f"{written!r}, not {real!r}" for written, real in self.variants.items()
+            )
+            ones = "ones" if len(self.variants) > 1 else "one"
+            message = f"extension elements have the namespace {said}; read as the real {ones}"
+            self.out.append(Problem(ProblemKind.NAMESPACE, self.url, message))
+            self.variants.clear()
         for kind, (count, example) in self.tally.items():
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
+                read = "all were read" if self.fatal is None else "read up to where it ended"
                 message = (
                     f"{self.entries:,} entries, {excess:,} more than the limit of "
-                    f"{self.limits.max_urls:,} a sitemap may hold; all were read"
+                    f"{self.limits.max_urls:,} a sitemap may hold; {read}"
                 )
             else:
                 one, many = _TALLY_WORDS.get(kind, (kind, kind))
@@ -185,6 +204,19 @@ class Document:
         self.tally.clear()
         if self.fatal is not None:
             self.out.append(self.fatal)
+
+    def _merge_too_many(self) -> None:
+        """A document cut at its size after more entries than a sitemap may hold: one
+        Problem says both, as "all were read" beside "cut" would contradict it."""
+        if self.tally.pop(ProblemKind.TOO_MANY_URLS, None) is None:
+            return
+        assert self.fatal is not None
+        message = (
+            f"cut at {byte_size(self.limits.max_bytes)} (decompressed) after "
+            f"{plural(self.entries, 'entry', 'entries')}; the document lists more than the "
+            f"{plural(self.limits.max_urls, 'entry', 'entries')} a sitemap may hold"
+        )
+        self.fatal = replace(self.fatal, message=message)
 
     def take(self) -> list[Event]:
         out = self.out

@@ -186,6 +186,7 @@ PUBLIC_NAMES = [
     "SitemapVisited",
     "SqliteStateStore",
     "StateError",
+    "StateLocked",
     "StateStore",
     "Status",
     "StoreSummary",

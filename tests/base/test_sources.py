@@ -53,7 +53,8 @@ BAD = [
         "www.example.com: no such file, and not a URL: did you mean https://www.example.com/?",
     ),
     ("example.com/sitemap.xml", "did you mean https://example.com/sitemap.xml?"),
-    ("localhost:8080", "did you mean https://localhost:8080/?"),
+    ("localhost:8080", "did you mean http://localhost:8080/?"),
+    ("10.0.0.5/sitemap.xml", "did you mean http://10.0.0.5/sitemap.xml?"),
 ]
 
 

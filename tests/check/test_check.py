@@ -626,12 +626,13 @@ def test_every_problem_kind_has_a_code() -> None:
 
 
 def test_codes_are_well_formed() -> None:
-    """Codes are a letter and three digits, unique names, each with a fix."""
+    """Codes are a letter and three digits, unique names, each with what it means, a fix
+    and an example (what check --explain prints)."""
     names = [c.name for c in sr.CODES.values()]
     assert len(names) == len(set(names))
     for code, entry in sr.CODES.items():
         assert re.fullmatch(r"[RHPVXC]\d{3}", code) and entry.code == code
-        assert entry.summary and entry.fix
+        assert entry.summary and entry.fix and entry.meaning and entry.example
 
 
 CHECK_PAGE = Path(__file__).resolve().parents[2] / "docs" / "check.md"

@@ -17,7 +17,7 @@ import pytest
 
 import sitemap_reader as sr
 from sitemap_reader._cli import _build_parser, _options, main
-from sitemap_reader._cli._values import DURATIONS
+from sitemap_reader._cli._values import PACE_DURATIONS
 from tests.support.cli import run_cli
 from tests.support.http_site import Served, ThreadedServer, closed_port, text, urlset, xml
 
@@ -68,8 +68,9 @@ def site() -> Iterator[Served]:
         ("www.example.com", "no such file, and not a URL: did you mean https://www.example.com/?"),
         (
             "127.0.0.1:8080/sitemap.xml",
-            "no such file, and not a URL: did you mean https://127.0.0.1:8080/sitemap.xml?",
+            "no such file, and not a URL: did you mean http://127.0.0.1:8080/sitemap.xml?",
         ),
+        ("localhost:8080", "no such file, and not a URL: did you mean http://localhost:8080/?"),
     ],
 )
 def test_a_source_no_run_can_read_is_a_usage_error(source: str, cause: str, tmp_path: Path) -> None:
@@ -123,18 +124,19 @@ def test_a_file_url_is_read_as_that_file(
         (
             ["dump", "--deadline", "soon", "x.xml"],
             (
-                "argument --deadline: 'soon' is not a duration (try 90s, 30m, 1h, 7d, 2w or "
+                "argument --deadline: 'soon' is not a positive duration (try 30m, 2h, 1d or "
                 "plain seconds, or none for no deadline)"
             ),
         ),
         (
             ["dump", "--max-age", "1y", "x.xml"],
-            (
-                "argument --max-age: '1y' is not a duration (try 90s, 30m, 1h, 7d, 2w or plain "
-                "seconds)"
-            ),
+            ("argument --max-age: '1y' is not a duration (try 12h, 7d, 2w or plain seconds)"),
         ),
         (["dump", "--timeout", "0s", "x.xml"], "argument --timeout: 0s is not a positive duration"),
+        (
+            ["dump", "--timeout", "soon", "x.xml"],
+            "argument --timeout: 'soon' is not a duration (try 30s, 2m or plain seconds)",
+        ),
         (
             ["dump", "--max-depth", "deep", "x.xml"],
             "argument --max-depth: 'deep' is not a whole number",
@@ -157,7 +159,7 @@ def test_a_file_url_is_read_as_that_file(
         ),
         (
             ["dump", "--delay", "soon", "x.xml"],
-            "argument --delay: 'soon' is not a duration (try " + DURATIONS + ")",
+            "argument --delay: 'soon' is not a duration (try " + PACE_DURATIONS + ")",
         ),
         (["tree"], "the following arguments are required: SOURCE (or --sites FILE)"),
         (["tree", "x.xml", "--since-strict"], "unrecognized arguments: --since-strict"),

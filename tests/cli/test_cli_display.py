@@ -132,6 +132,21 @@ def test_counts_of_one_are_singular(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert summary(err).startswith("sitemap-reader: 1 URL from 1 sitemap, 1 problem, ")
 
 
+async def test_limits_set_to_one_are_singular_in_their_messages(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A limit of 1 reads "1 index", "1 sitemap", not "1 indexes", "1 sitemaps"."""
+    s = await serve(aiohttp_server)
+    s.add("/index.xml", xml(sitemapindex(s.a("/deep.xml"), s.a("/m.xml"))))
+    s.add("/deep.xml", xml(sitemapindex(s.a("/z.xml"))))
+    s.add("/m.xml", xml(urlset(s.a("/1"))))
+
+    assert await cli("tree", "--max-depth", "1", s.a("/index.xml")) == 0
+    assert "nested deeper than 1 index (named by" in capsys.readouterr().out
+    assert await cli("tree", "--max-sitemaps", "1", s.a("/index.xml")) == 0
+    assert "the run's budget of 1 sitemap is spent" in capsys.readouterr().out
+
+
 def test_sizes_are_human() -> None:
     assert [human_size(n) for n in (1, 512, 5_120, 2_100_000, 3_400_000_000)] == [
         "1 byte",
@@ -212,6 +227,36 @@ async def test_tree_names_each_child_it_did_not_read(
     ]
 
 
+async def test_tree_lists_the_children_a_budget_left_unread(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index cut by the site's sitemap budget: its children read and unread, each on its
+    line in the index's order (robots.txt is no sitemap: the budget of 2 reads the index
+    and its first child)."""
+    s = await serve(aiohttp_server)
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+    s.add("/index.xml", xml(sitemapindex(*(s.a(f"/m{i}.xml") for i in range(3)))))
+    for i in range(3):
+        s.add(f"/m{i}.xml", xml(urlset(s.a(f"/p{i}"))))
+
+    argv = ("tree", "--concurrency", "1", "--max-sitemaps-per-site", "2", s.a("/"))
+    assert await cli(*argv) == 0
+
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [
+        f"{s.a('/robots.txt')}  robots  1 sitemap  [ok]",
+        f"└── {s.a('/index.xml')}  sitemapindex  3 sitemaps  [partial]",
+        (
+            f"      ! max-sitemaps-per-site: {s.a('/m1.xml')}: the budget of 2 sitemaps for "
+            f"{s.a('/')} is spent: this and further documents are not read"
+        ),
+        f"    ├── {s.a('/m0.xml')}  urlset  1 URL  [ok]",
+        f"    ├── {s.a('/m1.xml')}  [skipped]",
+        f"    └── {s.a('/m2.xml')}  [skipped]",
+    ]
+    assert s.site.paths() == ["/robots.txt", "/index.xml", "/m0.xml"]
+
+
 async def test_tree_gives_why_urls_were_dropped(
     aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,6 +317,33 @@ async def test_a_site_wide_namespace_warning_is_said_once_with_its_count(
     assert said[0].startswith(f"sitemap-reader: {s.a('/index.xml')}: <sitemapindex> has ")
     assert said[1].startswith(f"sitemap-reader: {kids[0]} and 5 other documents: <urlset> has ")
     assert summary(err).startswith("sitemap-reader: 6 URLs from 7 sitemaps, 7 problems, ")
+
+
+async def test_images_under_an_https_namespace_are_dumped_and_said_once(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three sitemaps whose image namespace is https: their images are in the output, and
+    stderr says so in one line for the three, naming the variant."""
+    https_image = "https://www.google.com/schemas/sitemap-image/1.1"
+    image = "<image:image><image:loc>{}</image:loc></image:image>"
+    s = await serve(aiohttp_server)
+    kids = [s.a(f"/{n}.xml") for n in range(3)]
+    s.add("/index.xml", xml(sitemapindex(*kids)))
+    for n in range(len(kids)):
+        block = f"<url><loc>{s.a(f'/p{n}')}</loc>{image.format(s.a(f'/i{n}.jpg'))}</url>"
+        body = f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{https_image}">{block}</urlset>'
+        s.add(f"/{n}.xml", xml(body))
+
+    args = ("dump", "--allow-private", "--concurrency", "1", "--format", "jsonl")
+    assert await cli(*args, s.a("/index.xml")) == 0
+
+    out, err = capsys.readouterr()
+    for n in range(len(kids)):
+        assert s.a(f"/i{n}.jpg") in out
+    said = [line for line in stderr_lines(err) if line.endswith("[namespace]")]
+    assert len(said) == 1
+    assert said[0].startswith(f"sitemap-reader: {kids[0]} and 2 other documents: extension ")
+    assert repr(https_image) in said[0]
 
 
 # -- progress ----------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ commands:
   COMMAND
     dump      print every page URL the sources' sitemaps vouch for
     tree      print the sitemap hierarchy with counts, lastmod, status and problems
-    check     report what is wrong with the sources' sitemaps (codes in the docs)
+    check     report what is wrong with the sources' sitemaps (--codes lists the codes)
     state     inspect a state file (--state)
 
 Each command's --help gives its options and exit statuses.
@@ -79,13 +79,13 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
-  --delay DURATION      at least this long between the starts of two requests to one host: plain
-                        seconds (0.5) or a duration (2s, 1m) (0)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
   --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
                         agent, else *) between the requests to its host
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
-  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -104,8 +104,8 @@ options:
                         a SOURCE
   --all                 with --state: read and print everything, changed or not (and record it)
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
-                        is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
-                        or plain seconds (7d)
+                        is unchanged once its last check is older than AGE: 12h, 7d, 2w or plain
+                        seconds (7d)
   --changes             with --state: only what changed since the last dump --changes: dump prints
                         each URL with "change": new, modified or removed; tree counts them per
                         sitemap and leaves them to the next dump
@@ -116,15 +116,26 @@ options:
   --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
                         of its last complete read holds its removals back until a later run sees
                         the same; 0 or off: no guard (0.5)
+  --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
+                        their index lastmod would skip, the longest unchecked first, to catch an
+                        index whose lastmods lie; 0: none (4)
+  --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
+                        for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
+
+limits of one document:
+  the protocol's; a document past one is reported
+
+  --max-bytes SIZE      decompressed bytes: 500k, 100M; a larger one is cut (50M)
+  --max-urls N          entries; more are reported, and read (50,000)
+  --cut-at-max-urls     stop reading a document at --max-urls entries (by default all are read)
 
 budgets of the run:
   reaching one stops new work; what was read is kept
 
-  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
-                        (1h)
-  --max-sitemaps N      documents in all (100,000)
+  --deadline DURATION   the whole run: 30m, 2h, 1d or plain seconds; none for no bound (1h)
+  --max-sitemaps N      sitemaps in all, robots.txt not counted (100,000)
   --max-sitemaps-per-site N
-                        documents per source (20,000)
+                        sitemaps per source (20,000)
   --max-entries N       URLs in all (100,000,000)
   --max-total-bytes SIZE
                         body bytes in all: 500M, 20G (16G)
@@ -162,13 +173,13 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
-  --delay DURATION      at least this long between the starts of two requests to one host: plain
-                        seconds (0.5) or a duration (2s, 1m) (0)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
   --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
                         agent, else *) between the requests to its host
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
-  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -187,8 +198,8 @@ options:
                         a SOURCE
   --all                 with --state: read and print everything, changed or not (and record it)
   --max-age AGE         with --state: ask again (conditionally) for a sitemap whose index lastmod
-                        is unchanged once its last check is older than AGE: 90s, 30m, 1h, 7d, 2w
-                        or plain seconds (7d)
+                        is unchanged once its last check is older than AGE: 12h, 7d, 2w or plain
+                        seconds (7d)
   --changes             with --state: only what changed since the last dump --changes: dump prints
                         each URL with "change": new, modified or removed; tree counts them per
                         sitemap and leaves them to the next dump
@@ -199,15 +210,26 @@ options:
   --shrink-guard SHARE  with --changes: a sitemap or source listing fewer than SHARE of the URLs
                         of its last complete read holds its removals back until a later run sees
                         the same; 0 or off: no guard (0.5)
+  --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
+                        their index lastmod would skip, the longest unchecked first, to catch an
+                        index whose lastmods lie; 0: none (4)
+  --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
+                        for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
+
+limits of one document:
+  the protocol's; a document past one is reported
+
+  --max-bytes SIZE      decompressed bytes: 500k, 100M; a larger one is cut (50M)
+  --max-urls N          entries; more are reported, and read (50,000)
+  --cut-at-max-urls     stop reading a document at --max-urls entries (by default all are read)
 
 budgets of the run:
   reaching one stops new work; what was read is kept
 
-  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
-                        (1h)
-  --max-sitemaps N      documents in all (100,000)
+  --deadline DURATION   the whole run: 30m, 2h, 1d or plain seconds; none for no bound (1h)
+  --max-sitemaps N      sitemaps in all, robots.txt not counted (100,000)
   --max-sitemaps-per-site N
-                        documents per source (20,000)
+                        sitemaps per source (20,000)
   --max-entries N       URLs in all (100,000,000)
   --max-total-bytes SIZE
                         body bytes in all: 500M, 20G (16G)
@@ -219,8 +241,10 @@ written; 2 for a usage error (an unusable state file or -o file included); 130 w
 """,
     ("check",): """\
 usage: sitemap-reader check [OPTIONS] [SOURCE ...]
+       sitemap-reader check --explain CODE | --codes [--format json]
 
 Read the sources as dump does and report each finding with its code, severity, document and line.
+--codes lists the codes, --explain CODE tells one.
 
 positional arguments:
   SOURCE                a site root (https://example.com/: its robots.txt, then well-known paths),
@@ -238,6 +262,10 @@ options:
                         records name it as their sitemap
   --format {text,json}  text (default): findings grouped by document, then a summary; json: one
                         object a finding, then one with the summary
+  --explain CODE        tell what CODE (P301, or its name too-many-urls) means, how to fix it and
+                        an example; no source is read
+  --codes               list every code with its severity, name and summary (--format json: one
+                        object a code); no source is read
   --report FILE.html    also write a self-contained HTML page: the sitemap tree, the findings and
                         charts
   --fail-on {error,warning,never}
@@ -251,13 +279,13 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
-  --delay DURATION      at least this long between the starts of two requests to one host: plain
-                        seconds (0.5) or a duration (2s, 1m) (0)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
   --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
                         agent, else *) between the requests to its host
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
-  --timeout DURATION    per request, body included: 90s, 30m, 1h, 7d, 2w or plain seconds (300)
+  --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -270,14 +298,20 @@ options:
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
 
+limits of one document:
+  the protocol's; a document past one is reported
+
+  --max-bytes SIZE      decompressed bytes: 500k, 100M; a larger one is cut (50M)
+  --max-urls N          entries; more are reported, and read (50,000)
+  --cut-at-max-urls     stop reading a document at --max-urls entries (by default all are read)
+
 budgets of the run:
   reaching one stops new work; what was read is kept
 
-  --deadline DURATION   the whole run: 90s, 30m, 1h, 7d, 2w or plain seconds; none for no bound
-                        (1h)
-  --max-sitemaps N      documents in all (100,000)
+  --deadline DURATION   the whole run: 30m, 2h, 1d or plain seconds; none for no bound (1h)
+  --max-sitemaps N      sitemaps in all, robots.txt not counted (100,000)
   --max-sitemaps-per-site N
-                        documents per source (20,000)
+                        sitemaps per source (20,000)
   --max-entries N       URLs in all (100,000,000)
   --max-total-bytes SIZE
                         body bytes in all: 500M, 20G (16G)

@@ -3,7 +3,9 @@
 Hypothesis builds sitemap documents (urlset and index) that mix the plain blocks the scanner
 takes with every shape it must hand over to expat (CDATA, comments, entities and character
 references, attributes, other field orders, image blocks with and without their namespace,
-invalid UTF-8, a stray ``&``, CR inside values, unknown elements), in UTF-8 and in other
+extension namespaces as generators spell them (https, a trailing slash), elements shaped
+like an extension's in another namespace, invalid UTF-8, a stray ``&``, CR inside values,
+unknown elements), in UTF-8 and in other
 encodings (Latin-1, GBK, Shift_JIS, UTF-16), then damages some of them
 (truncation, junk bytes), and reads them under default or deliberately small limits.
 ``fast=True`` fed at random split points must give exactly the events of ``fast=False`` fed
@@ -139,6 +141,29 @@ def _news(draw: st.DrawFn, prefix: str) -> str:
     )
 
 
+def _https(uri: str) -> str:
+    return uri.replace("http://", "https://", 1)
+
+
+@st.composite
+def _spelling(draw: st.DrawFn, uri: str) -> str:
+    """An extension's namespace as generators write it: mostly right, else with https, a
+    trailing slash or both (XHTML's also as the XHTML 1.1 schema's page)."""
+    if uri == XHTML_NS and draw(st.integers(0, 5)) == 0:
+        uri = "http://www.w3.org/TR/xhtml11/xhtml11_schema.html"
+    elif draw(st.integers(0, 2)):
+        return uri
+    if draw(st.booleans()):
+        uri = _https(uri)
+    return uri + draw(st.sampled_from(["", "/"]))
+
+
+# Namespaces the look-alike elements of _url_block's extras are bound to now and then: none
+# of the extensions', one named like an image extension's.
+_FOO_NS = st.sampled_from(
+    ["http://example.org/foo", "http://www.google.com/schemas/sitemap-image/1.2"]
+)
+
 # The extensions, the prefix each is usually declared with and another one generators use.
 _EXTENSIONS: dict[str, tuple[str, tuple[str, ...], Callable[[str], st.SearchStrategy[str]]]] = {
     "image": (IMAGE_NS, ("image", "image", "img"), _image),
@@ -183,6 +208,15 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<?pi x?>",
                 '<video:video xmlns:video="v"/>',
                 "<loc>https://example.com/<b>x</b></loc>",
+                # an extension's shape in another namespace (declared or not: see documents)
+                "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
+                "<image><loc>https://example.com/u.jpg</loc></image>",  # (the prefix forgotten)
+                '<foo:link rel="alternate" hreflang="de" href="https://example.com/de"/>',
+                # a variant declared where it is used
+                (
+                    f'<image:image xmlns:image="{_https(IMAGE_NS)}">'
+                    "<image:loc>https://example.com/v.jpg</image:loc></image:image>"
+                ),
             ]
         )
     )
@@ -257,7 +291,9 @@ def documents(draw: st.DrawFn) -> bytes:
         if not is_index and draw(st.booleans()):
             prefixes[ext] = prefix = draw(st.sampled_from(usual))
             quote = draw(st.sampled_from(['"', "'"]))
-            attrs += f" xmlns:{prefix}={quote}{uri}{quote}"
+            attrs += f" xmlns:{prefix}={quote}{draw(_spelling(uri))}{quote}"
+    if not is_index and draw(st.booleans()):
+        attrs += f' xmlns:foo="{draw(_FOO_NS)}"'
     if draw(st.integers(0, 6)) == 0:
         attrs += ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
     blocks = draw(
@@ -362,6 +398,29 @@ def _after_plain(tail: bytes, limits: Limits = _DEFAULT) -> tuple[bytes, list[by
     )
 )
 # ... and these are handovers the scanner must get right:
+@example(  # a variant namespace on the root over plain blocks, then a look-alike
+    (
+        doc := (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{_https(IMAGE_NS)}/" xmlns:foo="urn:f">'
+            "<url><loc>https://x.org/</loc><image:image><image:loc>https://x.org/i</image:loc>"
+            "</image:image></url><url><loc>https://x.org/2</loc></url>"
+            "<url><loc>https://x.org/3</loc><foo:image><foo:loc>https://x.org/f</foo:loc>"
+            "</foo:image></url></urlset>"
+        ).encode(),
+        cut_at(doc, [60, 140]),
+        _DEFAULT,
+    )
+)
+@example(  # a look-alike in a block the scanner would take but for it
+    (
+        doc := (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:foo="urn:f"><url><loc>https://x.org/</loc>'
+            "<foo:image><foo:loc>https://x.org/f</foo:loc></foo:image></url></urlset>"
+        ).encode(),
+        whole(doc),
+        _DEFAULT,
+    )
+)
 @example(_after_plain(b"<url><loc>https://example.com/b&c</loc></url></urlset>"))
 @example(_after_plain(b"<url>\r\n<loc>https://x.org/\r</loc></url></urlset>"))
 @example(_after_plain(b"<url><loc>https://x.org/\xff</loc></url></urlset>"))
@@ -527,6 +586,36 @@ def test_scanner_takes_plain_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast == parse(doc, fast=False)
     assert taken[0] == 5  # the exact path never calls the scanner
     assert entries(fast)[4].images == (Image("https://example.com/4.jpg"),)
+
+
+def test_scanner_checks_extension_namespaces_for_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Variants and look-alikes of the extensions' namespaces cost ordinary documents no
+    block: the real namespaces and an unrelated one (mobile) leave every block to the
+    scanner; a variant on the root leaves the document to expat, a look-alike its block."""
+    taken = _count_scanned(monkeypatch)
+    image = "<image:image><image:loc>https://example.com/i.jpg</image:loc></image:image>"
+    foo = "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>"
+
+    def doc(image_ns: str, *looks: int) -> bytes:
+        blocks = "".join(
+            f"<url><loc>https://example.com/{i}</loc>{image}{foo if i in looks else ''}</url>\n"
+            for i in range(6)
+        )
+        return (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{image_ns}" xmlns:foo="urn:foo" '
+            f'xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0">\n{blocks}</urlset>'
+        ).encode()
+
+    for data, scanned in (
+        (doc(IMAGE_NS), 6),
+        (doc(IMAGE_NS, 2, 4), 4),
+        (doc("https://www.google.com/schemas/sitemap-image/1.1"), 0),
+    ):
+        taken[0] = 0
+        fast = parse(data, fast=True)
+        assert taken[0] == scanned
+        assert fast == parse(data, fast=False)
+        assert all(e.images == (Image("https://example.com/i.jpg"),) for e in entries(fast))
 
 
 @pytest.mark.parametrize("codec", ["shift_jis", "utf-16-be"])

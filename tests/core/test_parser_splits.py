@@ -77,6 +77,16 @@ FIXTURES: dict[str, bytes] = {
         "<image:image><image:loc>https://example.com/q.jpg</image:loc></image:image></url>\n"
         "</urlset>\n"
     ).encode(),
+    "extension-variants": (
+        f'<?xml version="1.0"?>\n<urlset xmlns="{NS}" '
+        'xmlns:image="https://www.google.com/schemas/sitemap-image/1.1/" '
+        'xmlns:xhtml="http://www.w3.org/TR/xhtml11/xhtml11_schema.html" xmlns:foo="urn:foo">\n'
+        "<url><loc>https://example.com/p</loc>"
+        "<image:image><image:loc>https://example.com/\u00e9.jpg</image:loc></image:image>\n"
+        '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/p"/>'
+        "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image></url>\n"
+        "</urlset>\n"
+    ).encode(),
     "iso-8859-1": (
         '<?xml version="1.0" encoding="ISO-8859-1"?>\n'
         f'<urlset xmlns="{NS}"><url><loc>https://example.com/caf\u00e9/\u00fcber</loc></url></urlset>'
@@ -178,6 +188,7 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
         ["relative-loc"],
     ),
     "extensions": (["https://example.com/p", "https://example.com/q"], []),
+    "extension-variants": (["https://example.com/p"], ["namespace", "invalid-extension"]),
     "iso-8859-1": (["https://example.com/café/über"], []),
     "utf-16": (["https://example.com/日本", "https://example.com/b"], []),
     "text": (

@@ -595,15 +595,17 @@ def test_malformed_extension_values_are_left_out_and_tallied(fast: bool) -> None
     assert problem(events, "invalid-extension").message.startswith("4 ")
 
 
-def test_extension_elements_in_another_namespace_are_ignored(fast: bool) -> None:
-    """An `image:` prefix bound to some other namespace is not the image extension."""
+def test_extension_elements_in_another_namespace_are_not_read(fast: bool) -> None:
+    """An `image:` prefix bound to some other namespace is not the image extension: its
+    image is not read, and that is said (see test_parser_ext_namespaces)."""
     doc = urlset(
         "<url><loc>https://example.com/p</loc>"
         "<image:image><image:loc>https://example.com/1.jpg</image:loc></image:image></url>",
         extra=' xmlns:image="http://example.org/not-images"',
     )
-    [entry] = parse(doc.encode(), fast=fast)
+    entry, said = parse(doc.encode(), fast=fast)
     assert isinstance(entry, Entry) and entry.images == ()
+    assert isinstance(said, Problem) and said.kind == "invalid-extension"
 
 
 @pytest.mark.parametrize("model", [Image, Video, News])

@@ -90,7 +90,7 @@ def test_a_budget_is_said_once() -> None:
         ProblemKind.MAX_SITEMAPS_PER_SITE, "https://b/x", "https://b/"
     )
 
-    assert first is not None and "5 documents for https://example.com/" in first.message
+    assert first is not None and "5 sitemaps for https://example.com/" in first.message
     assert again is None
     assert elsewhere is not None  # per site
     assert progress.budget == "max-sitemaps-per-site"

@@ -20,8 +20,11 @@ from tests.support.http_site import (
     Run,
     Served,
     ThreadedServer,
+    html,
     serve,
     sitemapindex,
+    status,
+    text,
     urlset,
     xml,
 )
@@ -195,3 +198,50 @@ def test_cli_budget_options_and_summary() -> None:
     assert "stopped early: the max-entries budget was reached" in err
     assert bad.returncode == 2
     assert "'lots' is not a size" in bad.stderr.decode()
+
+
+async def test_robots_txt_is_no_sitemap_for_the_budgets(aiohttp_server: AiohttpServer) -> None:
+    """A budget of one sitemap a site: robots.txt does not spend it, its sitemap does."""
+    s = await serve(aiohttp_server)
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/s.xml')}\nSitemap: {s.a('/t.xml')}\n"))
+    s.add("/s.xml", xml(urlset(s.a("/1"), s.a("/2"))))
+    s.add("/t.xml", xml(urlset(s.a("/3"))))
+
+    run, _ = await _run(_with(max_sitemaps_per_site=1), s.a("/"))
+
+    assert run.locs == [s.a("/1"), s.a("/2")]
+    assert s.site.paths() == ["/robots.txt", "/s.xml"]
+    assert run.kinds == ["max-sitemaps-per-site"]
+    assert run.problem("max-sitemaps-per-site").url == s.a("/t.xml")
+    assert "the budget of 1 sitemap for" in run.problems[0].message  # in number
+
+
+async def test_missing_well_known_paths_are_no_sitemaps_for_the_budgets(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """Probes that find nothing give their place back: with a run budget of one sitemap
+    the third well-known path, the first that holds one, is read."""
+    s = await serve(aiohttp_server)
+    s.add("/robots.txt", status(404))
+    s.add("/sitemap.xml", status(404))
+    s.add("/sitemap_index.xml", html())  # a soft 404: no sitemap either
+    s.add("/sitemap-index.xml", xml(urlset(s.a("/1"))))
+
+    run, reader = await _run(_with(max_sitemaps=1), s.a("/"))
+
+    assert run.locs == [s.a("/1")]
+    assert run.kinds == []
+    assert s.count("/sitemap-index.xml") == 1
+    assert reader.progress.budget is None
+
+
+def test_cli_site_root_with_a_budget_of_one_sitemap() -> None:
+    """The reported case: ``--max-sitemaps-per-site 1`` on a site root reads its sitemap
+    (exit 0), and the summary counts in number."""
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text(f"Sitemap: {s.a('/s.xml')}\n"))
+        s.add("/s.xml", xml(urlset(s.a("/1"))))
+        done = run_cli("dump", "--format", "txt", "--max-sitemaps-per-site", "1", s.a("/"))
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().split() == [s.a("/1")]

@@ -445,8 +445,14 @@ async def test_max_sitemaps_budget(aiohttp_server: AiohttpServer) -> None:
     assert run.kinds == ["max-sitemaps"]
     problem = run.problem("max-sitemaps")
     assert problem.url == s.a("/c2.xml")
-    assert "budget of 3 documents is spent" in problem.message
-    assert [r.url for r in run.reports] == [s.a("/index.xml"), s.a("/c0.xml"), s.a("/c1.xml")]
+    assert "budget of 3 sitemaps is spent" in problem.message
+    read = [r.url for r in run.reports if r.status is not Status.SKIPPED]
+    assert read == [s.a("/index.xml"), s.a("/c0.xml"), s.a("/c1.xml")]
+    # The children left unread are reported skipped, as the index names them.
+    skipped = [r for r in run.reports if r.status is Status.SKIPPED]
+    assert [(r.url, r.source) for r in skipped] == [
+        (s.a(f"/c{i}.xml"), s.a("/index.xml")) for i in (2, 3, 4)
+    ]
 
 
 async def test_deadline_bounds_the_run(aiohttp_server: AiohttpServer) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from ..._base._models import Problem, ProblemKind, SitemapRef, Status
+from ..._base._words import plural
 from ._jobs import Job, normalise
 from ._scope import Scope
 
@@ -33,7 +34,8 @@ def judge_child(
         return Problem(
             ProblemKind.TOO_DEEP,
             ref.loc,
-            f"not read: nested deeper than {max_depth} indexes (named by {ref.source})",
+            f"not read: nested deeper than {plural(max_depth, 'index', 'indexes')} (named by "
+            f"{ref.source})",
         )
     why = scope.check_child(ref.loc)
     if why is not None:

@@ -29,13 +29,15 @@ from ._extensions import (
     ALTERNATES,
     CONTAINERS,
     CORE,
-    EXT_NS,
+    EXT_VARIANTS,
     IMAGE,
-    OTHER,
+    LOOKALIKE,
     REPEATED,
     XHTML,
     alternate,
     alternate_of,
+    kind_of,
+    lookalike,
 )
 
 _WS = r"[ \t\r\n]*"
@@ -97,12 +99,17 @@ class Odd(Exception):
     """The block holds something only expat may judge."""
 
 
-def prefixes(root_attrs: bytes) -> dict[str, int]:
-    """The element kind of each prefix the root start tag declares (its attribute bytes)."""
+def prefixes(root_attrs: bytes) -> dict[str, int] | None:
+    """The element kind of each prefix the root start tag declares (its attribute bytes),
+    or None when one is a variant or a look-alike of an extension's namespace: such rare
+    documents are the exact path's, which reports them (once, at the end)."""
     kinds: dict[str, int] = {}
     for m in _NS_DECL.finditer(root_attrs):
         uri = (m[2] if m[2] is not None else m[3]).decode("utf-8", "replace")
-        kinds[m[1].decode()] = EXT_NS.get(uri, OTHER)
+        kind = kind_of(uri)
+        if kind == LOOKALIKE or uri in EXT_VARIANTS:
+            return None
+        kinds[m[1].decode()] = kind
     return kinds
 
 
@@ -423,7 +430,8 @@ class BlockReader:
 
     def _child(self, m: re.Match[str], fields: dict[str, str], plan: list[tuple[Any, ...]]) -> None:
         """One child of the block: a field's value goes to ``fields``; an alternate (its
-        attributes) or a container (its fields) to ``plan``; anything else is ignored."""
+        attributes) or a container (its fields) to ``plan``; anything else is ignored but
+        what looks like an extension's element (``._extensions.lookalike``)."""
         key = self._key(m["a"])
         attrs = _attrs(m["aa"]) if m["aa"] else {}
         value = field_value(m["av"]) if m["av"] else ""
@@ -441,8 +449,12 @@ class BlockReader:
                 self._walk(child, "b", spec.fields if spec is not None else None, sub)
         if spec is not None:
             plan.append((spec, sub))
-        elif key == ALTERNATE and not self._index:
+        elif self._index:
+            return
+        elif key == ALTERNATE:
             plan.append((ALTERNATE, attrs))
+        elif lookalike(*key, attrs):
+            raise Odd  # the exact path counts it (invalid-extension); nothing was built yet
 
     def _walk(
         self,

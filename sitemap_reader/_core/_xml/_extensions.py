@@ -7,6 +7,10 @@ which field of the record and how the record is built from the captured text. An
 
 A malformed value is left out of its record and counted (``invalid-extension``); the
 record itself is kept, except an image without its ``<image:loc>``.
+
+Each extension is known by its namespace, also as generators misspell it (``EXT_VARIANTS``:
+https, a trailing slash, the XHTML 1.1 schema's page): read as the real one, and reported.
+An element that only looks like an extension's (``lookalike``) is not read but counted.
 """
 
 from __future__ import annotations
@@ -24,10 +28,59 @@ VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
 NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 
-# Element kinds, from the namespace. CORE is the sitemap namespace as the root has it.
-CORE, IMAGE, VIDEO, NEWS, XHTML, OTHER = range(6)
-EXT_NS = {IMAGE_NS: IMAGE, VIDEO_NS: VIDEO, NEWS_NS: NEWS, XHTML_NS: XHTML}
+# Element kinds, from the namespace. CORE is the sitemap namespace as the root has it;
+# LOOKALIKE a namespace no extension has that names one ("sitemap-image"...), OTHER the rest.
+CORE, IMAGE, VIDEO, NEWS, XHTML, OTHER, LOOKALIKE = range(7)
+_REAL = {IMAGE_NS: IMAGE, VIDEO_NS: VIDEO, NEWS_NS: NEWS, XHTML_NS: XHTML}
+# The page of the XHTML 1.1 schema, which some generators write for XHTML's namespace.
+_XHTML11 = "http://www.w3.org/TR/xhtml11/xhtml11_schema.html"
+
+
+def _spellings(uri: str) -> list[str]:
+    """``uri`` as generators write it: with https for http, a trailing slash, or both."""
+    rest = uri.removeprefix("http://")
+    return [scheme + rest + end for scheme in ("http://", "https://") for end in ("", "/")]
+
+
+# Namespace variants real files give the extensions -> the real one: read as it, reported.
+EXT_VARIANTS = {
+    variant: real
+    for real, written in [*((ns, ns) for ns in _REAL), (XHTML_NS, _XHTML11)]
+    for variant in _spellings(written)
+    if variant != real
+}
+EXT_NS = _REAL | {variant: _REAL[real] for variant, real in EXT_VARIANTS.items()}
+# What an extension's namespace says, and the local names of its elements: a namespace or
+# an element that looks like an extension's but is none is reported, never dropped silently.
+_LOOKALIKE_WORDS = ("sitemap-image", "sitemap-video", "sitemap-news")
+_LOOKALIKE_LOCALS = frozenset({"image", "video", "news"})
 ALTERNATE = (XHTML, "link")
+
+
+def kind_of(uri: str) -> int:
+    """The element kind of an extension's namespace ``uri`` (OTHER or LOOKALIKE if none)."""
+    kind = EXT_NS.get(uri)
+    if kind is not None:
+        return kind
+    return LOOKALIKE if any(word in uri for word in _LOOKALIKE_WORDS) else OTHER
+
+
+def lookalike(kind: int, local: str, attrs: Mapping[str, str]) -> bool:
+    """True for a child of a ``<url>`` in no extension's namespace that looks like one's:
+    an ``<x:image>``, ``<x:video>``, ``<x:news>``, an ``<x:link hreflang>`` (in another
+    namespace, or the sitemap's: the prefix forgotten), or anything in a namespace named
+    like an extension's."""
+    return kind == LOOKALIKE or (
+        kind in (OTHER, CORE)
+        and (local in _LOOKALIKE_LOCALS or (local == "link" and "hreflang" in attrs))
+    )
+
+
+def lookalike_note(uri: str, local: str) -> str:
+    """The example an unread look-alike element is counted with (``invalid-extension``)."""
+    said = f"the namespace {uri!r}" if uri else "no namespace"
+    return f"a <{local}> in {said}, which is no extension's, was not read"
+
 
 # Where each record goes among an entry's extensions (Entry's order: images, videos, ...).
 IMAGES: Final = 0

@@ -24,11 +24,13 @@ from ._extensions import (
     ALTERNATES,
     CONTAINERS,
     CORE,
-    EXT_NS,
-    OTHER,
+    EXT_VARIANTS,
     REPEATED,
     Container,
     alternate,
+    kind_of,
+    lookalike,
+    lookalike_note,
 )
 from ._records import emit_entry, emit_ref
 
@@ -127,7 +129,10 @@ class SitemapMachine:
 
     def _name(self, name: str) -> tuple[int, str]:
         ns, _, local = name.rpartition(" ")
-        kind = CORE if ns == self._root_ns or ns in _SITEMAP_LIKE else EXT_NS.get(ns, OTHER)
+        kind = CORE if ns == self._root_ns or ns in _SITEMAP_LIKE else kind_of(ns)
+        real = EXT_VARIANTS.get(ns)
+        if real is not None:
+            self.doc.variants.setdefault(ns, real)
         self._names[name] = (kind, local)
         return kind, local
 
@@ -149,13 +154,15 @@ class SitemapMachine:
             if field is not None:
                 self._capture(field, depth)
             elif not self._index:
-                self._extension(key, attrs, depth)
+                self._extension(key, attrs, depth, name)
             return
         field = self._sub_fields.get(key)
         if field is not None:
             self._capture(field, depth)
 
-    def _extension(self, key: tuple[int, str], attrs: dict[str, str], depth: int) -> None:
+    def _extension(
+        self, key: tuple[int, str], attrs: dict[str, str], depth: int, name: str
+    ) -> None:
         """An element of a ``<url>`` that is none of its fields: maybe an extension's."""
         spec = CONTAINERS.get(key)
         if spec is not None:
@@ -167,6 +174,8 @@ class SitemapMachine:
             link = alternate(attrs, self.doc)
             if link is not None:
                 self._found[ALTERNATES].append(link)
+        elif lookalike(*key, attrs):
+            self.doc.note(ProblemKind.INVALID_EXTENSION, lookalike_note(*name.rpartition(" ")[::2]))
 
     def _capture(self, field: str, depth: int) -> None:
         parser = self._parser

@@ -42,6 +42,7 @@ from ..._base._errors import (
 )
 from ..._base._models import ProblemKind
 from ..._base._run import Progress
+from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
 from ._guard import Guard, Refused
@@ -270,7 +271,9 @@ class Fetcher:
             if not body.redirect(str(target)):
                 return None, target
         raise RedirectError(
-            f"more than {self._config.limits.max_redirects} redirects (last to {current})", url=url
+            f"more than {plural(self._config.limits.max_redirects, 'redirect')} (last to "
+            f"{current})",
+            url=url,
         )
 
 

@@ -6,8 +6,15 @@ changed, and HTTP validators (``ETag`` / ``If-None-Match``, ``Last-Modified`` /
 
 The rules, per document named by URL (``url`` keys are normalised by the walk):
 
+* a document whose last read was not complete (recorded ``partial``: cut, truncated, or
+  not the format it was) is read again whole, without validators: the kept copy is
+  incomplete, so neither a 304 nor the same bytes could say it is unchanged;
 * a child whose index lastmod equals the one recorded at its last complete read is not
   fetched, unless its last check is older than ``max_age``: then it is asked conditionally;
+* except that each run under ``trust_lastmod`` auto asks conditionally, per source,
+  ``recheck`` of the children it would skip, the longest unchecked first (the store's ``checked_at``): every child is asked
+  within (children / recheck) runs, so an index that does not bump the lastmod of a child
+  that changed is caught (the ``hidden`` signal: the source's lastmods are distrusted);
 * every other fetch is conditional when a state is recorded; 304 means unchanged;
 * a sitemap with entries whose recorded digest is known is held back (spooled) until its
   body is in: the same bytes again mean unchanged, and nothing is parsed or emitted;
@@ -95,6 +102,8 @@ class Tracker:
         # Per source: its documents' counts summed as they come, for the running verdict
         # (summing them all again for every document would grow with the square of a run).
         self._totals: dict[str, dict[str, int]] = {}
+        # Children to ask again although their index lastmod did not move (Incremental.recheck).
+        self._recheck: set[str] = set()
 
     # -- sources ---------------------------------------------------------------------------
 
@@ -105,6 +114,10 @@ class Tracker:
         self._sources.add(root)
         if self.guard is not None:
             self.guard.begin(root, key)
+        policy = self.policy
+        if self.ledger is not None and policy.recheck and policy.trust_lastmod is TrustLastmod.AUTO:
+            # Only auto judges lastmods: always takes them on faith, never asks everything.
+            self._recheck.update(self.ledger.oldest_under(key, policy.recheck))
         if self.ledger is not None:
             known = self.ledger.verdict("source", root)
             if known is not None and known.verdict is Trust.UNTRUSTED:
@@ -138,10 +151,18 @@ class Tracker:
             return FIRST_READ  # the change feed needs its entries: read them
         if self.guard is not None and self.guard.held(url):
             return FIRST_READ  # a shrink held back: only a whole read can confirm it
+        if state.status is not Status.OK:
+            # Its last read was cut (or proved nothing): what is kept is incomplete, so a 304
+            # or the same bytes would say nothing. Read whole, and its problem is said again.
+            return FIRST_READ
         fresh = (now() - state.checked_at).total_seconds() <= policy.max_age
         if fresh and lastmod is not None and lastmod == state.lastmod and self._trusts(root):
-            self._seen(url, root, None)
-            return Plan(state, skip=True)
+            if url in self._recheck:
+                # Sampled: its index may lie; a 304 costs little, and a change is found.
+                self._recheck.discard(url)
+            else:
+                self._seen(url, root, None)
+                return Plan(state, skip=True)
         headers = {}
         if state.etag:
             headers["If-None-Match"] = state.etag

@@ -60,6 +60,18 @@ class Ledger:
             )
         return self.urls_under(url)
 
+    def oldest_under(self, url: str, limit: int) -> list[str]:
+        """Up to ``limit`` documents below ``url`` that a run may skip on their index lastmod
+        (a complete read, a lastmod recorded), the longest unchecked first."""
+        with self._guard():
+            rows = self._db.execute(
+                f"{_UNDER} SELECT s.url FROM under JOIN sitemaps AS s ON s.id = under.id "
+                "WHERE s.url <> ? AND s.status = 'ok' AND s.lastmod IS NOT NULL "
+                "ORDER BY s.checked_at, s.url LIMIT ?",
+                (url, url, limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
     def hold_removals(self, source: str) -> int:
         """Hold back the pending removals of URLs last listed by what ``source`` held at
         :meth:`begin_source`: :meth:`changes` leaves them out, :meth:`delivered` keeps them,

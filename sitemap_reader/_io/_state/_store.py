@@ -106,6 +106,9 @@ class LedgerStore(StateStore, Protocol):
     def begin_source(self, source: str, url: str) -> int:
         """Note the documents ``source`` (first document ``url``) holds; its URLs listed."""
 
+    def oldest_under(self, url: str, limit: int) -> list[str]:
+        """Up to ``limit`` skippable documents below ``url``, the longest unchecked first."""
+
     def hold_removals(self, source: str) -> int:
         """Hold back the pending removals of what ``source`` held at :meth:`begin_source`."""
 
@@ -142,6 +145,19 @@ def default_state_path() -> str:
     else:
         base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
     return os.path.join(base, "sitemap-reader", STATE_FILE_NAME)
+
+
+def file_of(state: StateStore | str | os.PathLike[str]) -> str | None:
+    """The file a run on ``state`` locks: a path, or a SQLite store's file (None: in memory,
+    or a store of the caller's own kind, which keeps its own rules)."""
+    from ._kept import KeptEntries  # here: it imports this module
+
+    if isinstance(state, KeptEntries):  # the Scrapy spider's wrapper: its store's file
+        state = state.store
+    path = os.fspath(state) if isinstance(state, (str, os.PathLike)) else None
+    if isinstance(state, SqliteStateStore):
+        path = state.path
+    return None if path in (None, ":memory:") else path
 
 
 def open_store(state: StateStore | str | os.PathLike[str]) -> tuple[StateStore, bool]:

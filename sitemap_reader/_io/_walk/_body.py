@@ -25,6 +25,7 @@ from ..._base._models import (
     SitemapVisited,
     Status,
 )
+from ..._base._words import plural
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job, JobKind, normalise
 from ..._core._walk._judge import Refusal, judge_child, judge_hop, judge_landing
@@ -88,6 +89,7 @@ class SitemapBody:
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
         self.cut = False  # a budget of the run (entries, sitemaps) ran out inside this document
+        self.unlisted: tuple[ProblemKind, int] | None = None  # children refused, not reported
         self.defer = settings.defer and job.kind is not JobKind.LOCAL
         self.deferred = False  # discovery: a leaf, left unread
         self.size: int | None = None  # Content-Length, as the server said
@@ -271,12 +273,10 @@ class SitemapBody:
                     stats.add(event.lastmod)
                 if self._tracker is not None:
                     self.refs.append(event)
-                outcome = self._child(event)
-                if type(outcome) is Problem:
-                    self.problems.append(outcome)
-                    out.append(outcome)
-                elif outcome is not None:
-                    out.append(outcome)  # the report of a duplicate
+                for outcome in self._child(event):
+                    if type(outcome) is Problem:
+                        self.problems.append(outcome)
+                    out.append(outcome)  # a problem, or the report of a duplicate or skip
             else:
                 assert isinstance(event, Problem)
                 self.problems.append(event)
@@ -286,19 +286,24 @@ class SitemapBody:
                     out.append(event)  # a probed path that is a web page is no news
         return out, entries
 
-    def _child(self, ref: SitemapRef) -> Problem | SitemapVisited | None:
+    def _child(self, ref: SitemapRef) -> tuple[Problem | SitemapVisited, ...]:
         """Queue an index child; else a Problem saying why not, or a duplicate's report.
 
         Once the site's sitemap budget is spent the index is cut: every child it names
-        further would be refused, and a hostile index may name millions.
+        further would be refused, and a hostile index may name millions. The children of
+        the piece read so far are reported skipped (tree lists them), the budget said once.
         """
         job, frontier = self.job, self._frontier
+        depth = job.depth + 1
         spent = frontier.spent(job.root)
         if spent is not None:
             self._outbox.progress.not_read += 1
             self.cut = True
-            return frontier.budget_problem(spent, ref.loc, job.root)
-        depth = job.depth + 1
+            said = frontier.budget_problem(spent, ref.loc, job.root)
+            unread = frontier.left_unread(ref.loc, ref.source, depth, ref.lastmod)
+            if unread is None:
+                self.unlisted = (spent, 1 if self.unlisted is None else self.unlisted[1] + 1)
+            return tuple(event for event in (said, unread) if event is not None)
         problem = judge_child(
             ref,
             depth=depth,
@@ -307,7 +312,7 @@ class SitemapBody:
             lineage=self.lineage,
         )
         if problem is not None:
-            return problem
+            return (problem,)
         pushed = frontier.push(
             Job(
                 url=ref.loc,
@@ -322,15 +327,17 @@ class SitemapBody:
             )
         )
         if pushed is not Pushed.DUPLICATE:  # queued (spent() above said the budget had room)
-            return None
+            return ()
         # Named again (by this index or another): read once per run, reported, no problem.
-        return SitemapVisited(
-            url=ref.loc,
-            status=Status.DUPLICATE,
-            source=ref.source,
-            depth=depth,
-            lastmod=ref.lastmod,
-            order=frontier.named,
+        return (
+            SitemapVisited(
+                url=ref.loc,
+                status=Status.DUPLICATE,
+                source=ref.source,
+                depth=depth,
+                lastmod=ref.lastmod,
+                order=frontier.named,
+            ),
         )
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
@@ -402,6 +409,16 @@ class SitemapBody:
         elif parser is None and result.status == 304:
             status = Status.UNCHANGED
         self._outbox.progress.dropped += sum(self.dropped.values())
+        if self.unlisted is not None:  # said in the report alone: the stream said the budget
+            kind, count = self.unlisted
+            self.problems.append(
+                Problem(
+                    kind,
+                    job.url,
+                    f"not read, nor listed one by one: {plural(count, 'more sitemap')} it "
+                    "names (the sitemap budget is spent)",
+                )
+            )
         return visited(
             job,
             status,

@@ -4,7 +4,8 @@ that bound them.
 A FIFO queue of small jobs that a fixed pool of workers drains (a 50,000-child index costs
 a deque of jobs, not 50,000 tasks). Each document is taken on once per run, by its dedupe
 key. The sitemap budgets (run-wide and per site) are applied when a document is named, so
-the queue never outgrows them; the other budgets of the run are checked before a read.
+the queue never outgrows them (they count sitemaps: robots.txt and a well-known path that
+held none are not counted); the other budgets of the run are checked before a read.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ import enum
 import time
 from collections import deque
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from ..._base._config import ReaderConfig
-from ..._base._models import Problem, ProblemKind
+from ..._base._models import Problem, ProblemKind, SitemapVisited, Status
 from ..._base._run import Progress
+from ..._base._words import plural
 from ..._core._walk._jobs import Job, JobKind
+
+# Sitemaps named past a spent budget that are reported (skipped) one by one, per run; the
+# rest are counted in their index's report: a hostile index may name millions.
+UNREAD_LISTED = 1_000
 
 
 class Pushed(enum.Enum):
@@ -44,11 +51,13 @@ class Frontier:
         self._queue: deque[Job] = deque()
         self._seen: set[str] = set()  # dedupe keys of the documents taken on
         self._cond = asyncio.Condition()
-        # Documents taken on (queued or probed), run-wide and per source.
+        # Sitemaps taken on (queued or probed), run-wide and per source; robots.txt and
+        # well-known paths that held no sitemap are not counted.
         self._taken = 0
         self._taken_by_root: dict[str, int] = {}
         self.named = 0  # documents named so far, duplicates too: the next one's order
         self._budgets_said: set[str] = set()  # each budget is reported once (per site for one)
+        self._unread_listed = 0  # sitemaps reported skipped by left_unread()
 
     # -- taking documents on ---------------------------------------------------------------
 
@@ -77,7 +86,8 @@ class Frontier:
         self.named += 1
         if key in self._seen:
             return Pushed.DUPLICATE
-        budget = self._take(job.root)
+        # robots.txt is no sitemap: the sitemap budgets do not count it.
+        budget = None if job.kind is JobKind.ROBOTS else self._take(job.root)
         if budget is not None and (job.source or not queue):
             self._progress.not_read += 1
             return Refused(budget)
@@ -89,8 +99,32 @@ class Frontier:
             self._progress.queued += 1
         return Pushed.QUEUED
 
+    def release(self, job: Job) -> None:
+        """A probe claimed (:meth:`claim`) found no sitemap: it gives its place in the
+        sitemap budgets back, as a missing well-known path is no sitemap."""
+        self._taken -= 1
+        self._taken_by_root[job.root] -= 1
+
+    def left_unread(
+        self, url: str, source: str, depth: int, lastmod: datetime | None
+    ) -> SitemapVisited | None:
+        """The report of a sitemap named after its budget was spent: skipped, never queued
+        (its problem is said once, by :meth:`budget_problem`); None past UNREAD_LISTED."""
+        self.named += 1
+        if self._unread_listed >= UNREAD_LISTED:
+            return None
+        self._unread_listed += 1
+        return SitemapVisited(
+            url=url,
+            status=Status.SKIPPED,
+            source=source,
+            depth=depth,
+            lastmod=lastmod,
+            order=self.named,
+        )
+
     def _take(self, root: str) -> ProblemKind | None:
-        """Count one more document for the run and its site; the budget it would pass."""
+        """Count one more sitemap for the run and its site; the budget it would pass."""
         spent = self.spent(root)
         if spent is None:
             self._taken += 1
@@ -155,11 +189,13 @@ class Frontier:
         config, limits = self._config, self._config.limits
         why = {
             ProblemKind.DEADLINE: f"the run's deadline of {config.timeouts.deadline or 0:g} s passed",
-            ProblemKind.MAX_SITEMAPS: f"the run's budget of {limits.max_sitemaps:,} documents is spent",
-            ProblemKind.MAX_SITEMAPS_PER_SITE: f"the budget of {limits.max_sitemaps_per_site:,} "
-            f"documents for {root} is spent",
-            ProblemKind.MAX_ENTRIES: f"the run delivered its budget of {limits.max_entries:,} URLs",
-            ProblemKind.MAX_TOTAL_BYTES: f"the run's budget of {limits.max_total_bytes:,} body bytes "
+            ProblemKind.MAX_SITEMAPS: f"the run's budget of {plural(limits.max_sitemaps, 'sitemap')} "
             "is spent",
+            ProblemKind.MAX_SITEMAPS_PER_SITE: "the budget of "
+            f"{plural(limits.max_sitemaps_per_site, 'sitemap')} for {root} is spent",
+            ProblemKind.MAX_ENTRIES: "the run delivered its budget of "
+            f"{plural(limits.max_entries, 'URL')}",
+            ProblemKind.MAX_TOTAL_BYTES: "the run's budget of "
+            f"{plural(limits.max_total_bytes, 'body byte')} is spent",
         }[kind]
         return Problem(kind, url, f"{why}: this and further documents are not read")

@@ -291,6 +291,9 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
+                unread = self._frontier.left_unread(ref.loc, final, job.depth, ref.lastmod)
+                if unread is not None:
+                    await self._outbox.emit([unread], root=job.root)
         return problems
 
     async def _report_robots(
@@ -347,6 +350,7 @@ class Walk:
                 return
             if await self._sitemap(probe):
                 return
+            self._frontier.release(probe)
         problem = Problem(
             ProblemKind.NO_SITEMAP,
             str(origin),
