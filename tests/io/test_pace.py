@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import logging
 from pathlib import Path
 
 import pytest
@@ -290,3 +291,18 @@ async def test_with_a_state_file_robots_txt_is_read_again_for_its_crawl_delay(
     assert asked == [None, None]
     assert len(second) == 5
     assert all(b - a >= DELAY - JITTER for a, b in itertools.pairwise(second))
+
+
+async def test_a_crawl_delay_that_is_no_number_is_ignored_and_said(
+    aiohttp_server: AiohttpServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    s = await serve(aiohttp_server)
+    three_children(s, robots="User-agent: *\nCrawl-delay: soon\n")
+    config = dataclasses.replace(FAST, pace=Pace(obey_crawl_delay=True))
+
+    with caplog.at_level(logging.WARNING, logger="sitemap_reader"):
+        run = await walk(s.a("/"), config=config)
+
+    assert len(run.locs) == 3 and run.problems == []
+    said = f"{s.a('/robots.txt')} line 2: the Crawl-delay value 'soon' is not a number of seconds"
+    assert [r.getMessage() for r in caplog.records] == [f"{said}: ignored"]
