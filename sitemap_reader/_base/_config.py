@@ -1,5 +1,5 @@
-"""Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is), :mod:`._follow` (the type of
+"""Frozen configuration: limits, timeouts, retries, pace, scope. Of the package it imports
+only :mod:`._sources` (``base_url`` is checked as a source is), :mod:`._follow` (the type of
 ``follow``) and :mod:`._request` (headers and a proxy are checked there), which import
 nothing of it.
 
@@ -118,6 +118,35 @@ class RetryPolicy:
             raise ValueError("RetryPolicy waits must not be negative")
 
 
+# -- A Crawl-delay or Retry-After longer than this is capped to it: a site that asks for an
+# hour between requests does not stall a run that reads thousands of its sitemaps.
+DEFAULT_MAX_DELAY = 30.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pace:
+    """How often one host (host:port) is asked: the least time between the starts of two
+    requests to it. Redirect hops and retries are requests; other hosts are not slowed.
+
+    A 429 or 503 answer with ``Retry-After`` raises its host's delay to at least that for the
+    rest of the run, capped by ``max_delay`` (0 turns this off) and by the retry policy's
+    ``max_retry_after``. The run's deadline still ends the run: a request that its host's
+    pace would start after the deadline is not made.
+    """
+
+    delay: float = 0.0  # seconds between the starts of two requests to one host, at least
+    # Take robots.txt's Crawl-delay for the user agent's group (else ``*``'s) as the host's
+    # delay when it is longer, capped by ``max_delay``.
+    obey_crawl_delay: bool = False
+    max_delay: float = DEFAULT_MAX_DELAY  # the cap of Crawl-delay and Retry-After, not of delay
+
+    def __post_init__(self) -> None:
+        for name in ("delay", "max_delay"):
+            value = getattr(self, name)
+            if not 0 <= value < float("inf"):
+                raise ValueError(f"Pace.{name} must be a finite number of seconds, 0 or more")
+
+
 # A week: a sitemap whose index lastmod has not moved is still asked again (a conditional
 # request) once its last check is this old: a site whose files change while its index
 # lastmods stay put is not trusted forever.
@@ -213,6 +242,7 @@ class ReaderConfig:
     limits: Limits = field(default_factory=Limits)
     timeouts: Timeouts = field(default_factory=Timeouts)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    pace: Pace = field(default_factory=Pace)
     scope: ScopePolicy = ScopePolicy.STRICT
     user_agent: str = DEFAULT_USER_AGENT
     # Paths tried when robots.txt names no sitemap; () turns the probing off.

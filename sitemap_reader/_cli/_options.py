@@ -17,6 +17,7 @@ from .._base._sources import check_source, is_url
 from ._values import (
     AGE_DURATIONS,
     KEEP,
+    PACE_DURATIONS,
     REQUEST_DURATIONS,
     RUN_DURATIONS,
     age,
@@ -25,6 +26,7 @@ from ._values import (
     header,
     natural,
     pattern,
+    pause,
     positive,
     positive_duration,
     proxy,
@@ -214,8 +216,8 @@ _DOCUMENT_LIMITS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
 
 
 def add_reading_options(command: argparse.ArgumentParser) -> None:
-    """Scope, the children followed, limits, budgets, the network and the console: every
-    command that reads."""
+    """Scope, the children followed, limits, pace, budgets, the network and the console:
+    every command that reads."""
     command.add_argument(
         "--scope",
         choices=[p.value for p in sr.ScopePolicy],
@@ -229,6 +231,25 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--per-host", type=positive, metavar="N", help="requests in flight to one host (4)"
+    )
+    command.add_argument(
+        "--delay",
+        type=pause,
+        metavar="DURATION",
+        help=f"the least time between the starts of two requests to one host: {PACE_DURATIONS} (0)",
+    )
+    command.add_argument(
+        "--obey-crawl-delay",
+        action="store_true",
+        help="wait at least robots.txt's Crawl-delay (of the group naming the user agent, else "
+        "*) between the requests to its host",
+    )
+    command.add_argument(
+        "--max-delay",
+        type=pause,
+        metavar="DURATION",
+        help="the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its host "
+        "for the rest of the run (30s)",
     )
     command.add_argument(
         "--timeout",
@@ -351,11 +372,13 @@ def config(
     if args.cut_at_max_urls:
         limits = dataclasses.replace(limits, cut_at_max_urls=True)
     timeouts = _given(base.timeouts, request=args.timeout)
+    pace = _given(base.pace, delay=args.delay, max_delay=args.max_delay)
     if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     settings: dict[str, Any] = {
         "limits": limits,
         "timeouts": timeouts,
+        "pace": dataclasses.replace(pace, obey_crawl_delay=args.obey_crawl_delay),
         "scope": sr.ScopePolicy(args.scope),
         "resolve_relative": args.resolve_relative,
         "allow_private": args.allow_private,

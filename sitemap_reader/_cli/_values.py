@@ -70,6 +70,7 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 REQUEST_DURATIONS = "30s, 2m or plain seconds"
 RUN_DURATIONS = "30m, 2h, 1d or plain seconds"
 AGE_DURATIONS = "12h, 7d, 2w or plain seconds"
+PACE_DURATIONS = "0.5s, 2s, 1m or plain seconds"
 
 
 def _seconds(text: str) -> float | None:
@@ -93,6 +94,11 @@ def age(text: str) -> float:
 def wait(text: str) -> float:
     """How long to wait for another run's state file (--wait): minutes to hours."""
     return _duration(text, RUN_DURATIONS)
+
+
+def pause(text: str) -> float:
+    """A pause from 0 between two requests to one host (--delay, --max-delay): seconds."""
+    return _duration(text, PACE_DURATIONS)
 
 
 def positive_duration(text: str) -> float:

@@ -169,6 +169,7 @@ PUBLIC_NAMES = [
     "Limits",
     "MemoryStateStore",
     "News",
+    "Pace",
     "ParquetSink",
     "ParseError",
     "Problem",

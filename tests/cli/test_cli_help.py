@@ -79,6 +79,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
                         matches REGEX (Python re.search; repeatable: any may match); the sources
@@ -181,6 +187,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
                         matches REGEX (Python re.search; repeatable: any may match); the sources
@@ -295,6 +307,12 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
   --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
                         matches REGEX (Python re.search; repeatable: any may match); the sources

@@ -1,4 +1,5 @@
-"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries,
+each request (hops and retries included) started when its host's pace allows (``_pace``).
 
 Every hop carries the run's request settings (``ReaderConfig.headers``, ``proxy``,
 ``trust_env``), less the credential headers once a redirect has left the first origin.
@@ -52,11 +53,13 @@ from ._aiohttp_compat import peer, unread
 from ._environment import Environment
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
+from ._pace import Pacer, host_of
 from ._response import Body, FetchResult, Response
 
 logger = logging.getLogger(__name__)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_SLOW_DOWN = frozenset({429, 503})  # with Retry-After: the host's pace slows for the run
 _T = TypeVar("_T")
 
 
@@ -91,6 +94,12 @@ class Fetcher:
         self._secrets = secrets_of(config.headers, config.proxy)
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
+        self._pacer = Pacer(config.pace, deadline)
+
+    def slow(self, url: str, seconds: float) -> None:
+        """Space the requests to ``url``'s host at least ``seconds`` apart (capped by
+        ``Pace.max_delay``) for the rest of the run."""
+        self._pacer.slow(host_of(url), seconds)
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
@@ -156,7 +165,13 @@ class Fetcher:
             result.content_type = response.headers.get("Content-Type")
             result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
-                raise _status_error(str(final), response)
+                error = _status_error(str(final), response)
+                if error.retry_after is not None and response.status in _SLOW_DOWN:
+                    # No slower than the retry itself waits: a caller who caps Retry-After
+                    # there (RetryPolicy.max_retry_after) is not kept waiting longer here.
+                    after = min(error.retry_after, self._config.retry.max_retry_after)
+                    self.slow(str(final), after)
+                raise error
             info = Response(
                 url=url,
                 final_url=str(final),
@@ -244,6 +259,7 @@ class Fetcher:
                 if proxy is not None:
                     guard.allow_proxy(proxy)
                 await guard.vet(current, proxied=proxy is not None)  # every hop, before it goes
+            await self._pacer.start(str(current))  # a hop or a retry is a request too
             if logger.isEnabledFor(logging.DEBUG):
                 via = "" if proxy is None else f" via {mask_url(str(proxy))}"
                 logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
