@@ -19,6 +19,7 @@ from ._base._config import (
     WELL_KNOWN_PATHS,
     Incremental,
     Limits,
+    Pace,
     ReaderConfig,
     RetryPolicy,
     ScopePolicy,
@@ -41,6 +42,7 @@ from ._base._errors import (
     WorkerLost,
     raise_for_problem,
 )
+from ._base._follow import ChildSitemap, FollowRules
 from ._base._models import (
     Alternate,
     ChangeFreq,
@@ -126,6 +128,7 @@ __all__ = [
     "ChangeKind",
     "CheckOptions",
     "Checker",
+    "ChildSitemap",
     "Code",
     "ContentEncodingError",
     "Entry",
@@ -133,6 +136,7 @@ __all__ = [
     "Event",
     "FetchError",
     "Finding",
+    "FollowRules",
     "Format",
     "HTTPStatusError",
     "Image",
@@ -143,6 +147,7 @@ __all__ = [
     "Limits",
     "MemoryStateStore",
     "News",
+    "Pace",
     "ParquetSink",
     "ParseError",
     "Problem",

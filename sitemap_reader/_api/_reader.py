@@ -281,7 +281,8 @@ class SitemapReader:
 
 
 def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:
-    """The reader's own session: its limits, its User-Agent, the guard's resolver."""
+    """The reader's own session: its limits, its User-Agent, the guard's resolver. It reads
+    nothing of the environment: the fetcher applies ``config.trust_env`` (proxies, .netrc)."""
     import aiohttp
 
     from .._io._http._resolver import GuardedResolver

@@ -79,10 +79,30 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -167,10 +187,30 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them
@@ -267,10 +307,30 @@ options:
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
+  --delay DURATION      the least time between the starts of two requests to one host: 0.5s, 2s,
+                        1m or plain seconds (0)
+  --obey-crawl-delay    wait at least robots.txt's Crawl-delay (of the group naming the user
+                        agent, else *) between the requests to its host
+  --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
+                        host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
+  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
+                        matches REGEX (Python re.search; repeatable: any may match); the sources
+                        are always read
+  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
+                        reported skipped, and with --state its URLs are kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
+  --header 'NAME: VALUE'
+                        send this header with every request (robots.txt, probes, sitemaps,
+                        redirect hops); repeatable. Authorization and Cookie are not sent on after
+                        a redirect to another host, and are masked in messages
+  --proxy URL           send every request through this http proxy, for http and https targets
+                        (http://[user:password@]host:port); the SSRF guard still judges the
+                        targets
+  --trust-env           use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run
+                        does not change with the environment); --proxy wins over them
   --no-probe            do not try well-known sitemap paths when robots.txt names none
   --resolve-relative    resolve relative <loc> values against the sitemap URL (a local file's:
                         --base-url) instead of dropping them

@@ -31,7 +31,7 @@ import pandas as pd
 from dask.base import compute
 from distributed import Client, LocalCluster, get_task_stream
 
-from sitemap_reader import Leaf, Problem, read_dataframe_sync, walk_sync
+from sitemap_reader import ChildSitemap, FollowRules, Leaf, Problem, read_dataframe_sync, walk_sync
 from sitemap_reader.dask import problem_schema, read_sites
 from tests.support.http_site import (
     FAST,
@@ -202,6 +202,37 @@ def test_union_of_partitions_is_the_single_machine_read(client: Client, sites: S
     assert any(site == cut.a("/") and kind == "truncated" for site, _, kind, _ in expected)
 
 
+def _gzipped(child: ChildSitemap) -> bool:
+    return child.depth == 0 or child.url.endswith(".gz")  # the index, and its .gz leaves
+
+
+@pytest.mark.parametrize(
+    "follow",
+    [
+        FollowRules(skip=(r"part-\d+\.xml$",)),
+        _gzipped,
+        lambda child: child.depth == 0 or child.url.endswith(".gz"),  # cloudpickled
+    ],
+    ids=["rules", "function", "lambda"],
+)
+def test_follow_travels_to_the_workers(client: Client, sites: Sites, follow: object) -> None:
+    """ReaderConfig.follow goes with the config to the discovery tasks on the workers: the
+    leaves it refuses are never requested, at discovery or after."""
+    config = dataclasses.replace(CONFIG, follow=follow)  # type: ignore[arg-type]
+    before = sites.leaf_counts()
+
+    with get_task_stream(client) as stream:
+        entries, _ = read_sites([sites.large.a("/")], config=config)
+        got = entries.compute()
+
+    assert {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
+    assert any(str(t["key"]).startswith("sitemap-reader-discover-") for t in stream.data)
+    gzipped = [i % 2 for i in range(LARGE_LEAVES)]
+    assert _more(sites.leaf_counts(), before) == [2 * g for g in gzipped]
+    assert len(got) == sum(gzipped) * LARGE_URLS
+    assert set(got.sitemap) == {sites.large.a(p) for p in sites.leaf_paths() if p.endswith(".gz")}
+
+
 def test_to_parquet_lands_the_dataset_reading_each_leaf_once(
     client: Client, sites: Sites, tmp_path: Path
 ) -> None:
@@ -268,6 +299,28 @@ def test_incremental_state_per_site_fetches_only_what_changed(
         # changed one read once.
         fetched = Counter(h.path for h in s.site.hits[hits:])
         assert {p: n for p, n in fetched.items() if p.startswith("/leaf-")} == {"/leaf-2.xml": 1}
+
+
+def test_request_headers_travel_to_every_task(client: Client) -> None:
+    """The config's headers, pickled to the workers, reach discovery's and the leaf tasks'
+    requests alike (credentials too: all on one host)."""
+    config = dataclasses.replace(
+        CONFIG, headers=(("X-Trace", "dask-1"), ("Authorization", "Bearer d4sk"))
+    )
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+        s.add("/index.xml", xml(sitemapindex(*(s.a(f"/leaf-{i}.xml") for i in range(3)))))
+        for i in range(3):
+            s.add(f"/leaf-{i}.xml", xml(urlset(s.a(f"/{i}"))))
+        entries, problems = read_sites([s.a("/")], config=config, batch_small=1)
+        rows, problem_rows = compute(entries, problems)
+        assert sorted(rows["loc"]) == [s.a(f"/{i}") for i in range(3)] and problem_rows.empty
+        leaves = [h for h in s.site.hits if h.path.startswith("/leaf-")]
+        assert {h.path for h in leaves} == {f"/leaf-{i}.xml" for i in range(3)}
+        assert {h.path for h in s.site.hits} >= {"/robots.txt", "/index.xml"}
+        for hit in s.site.hits:
+            assert hit.headers["X-Trace"] == "dask-1", hit.path
+            assert hit.headers["Authorization"] == "Bearer d4sk", hit.path
 
 
 def test_sites_as_series_and_bad_input(client: Client, sites: Sites) -> None:

@@ -51,6 +51,7 @@ CLI_GLUE: dict[str, frozenset[str]] = {
     "_base._cores": frozenset({"available_cores"}),
     "_base._gc": frozenset({"few_collections"}),
     "_base._replacement": frozenset({"Replacement"}),
+    "_base._request": frozenset({"check_proxy", "parse_header"}),
     "_base._sources": frozenset({"check_base_url", "check_source", "is_url"}),
     "_base._words": frozenset({"plural"}),
     "_check._report": frozenset({"render_report"}),

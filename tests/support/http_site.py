@@ -2,8 +2,8 @@
 
 A :class:`Site` is a table of ``(host, path) -> handler`` looked up at request time, so a
 test starts the server first (to learn its port) and then fills the table with documents
-that name real URLs. Every request is logged (host, path and query) so tests can count
-what the reader fetched. ``127.0.0.1`` and ``localhost`` reach the same server; routes may
+that name real URLs. Every request is logged (host, path and query, headers) so tests can
+count what the reader fetched and see what it sent. ``127.0.0.1`` and ``localhost`` reach the same server; routes may
 be bound to one host name, which makes cross-host cases real.
 
 Handlers are built by small functions: documents (:func:`xml`, :func:`gz_file`,
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from aiohttp import web
+from multidict import CIMultiDict
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import (
@@ -350,6 +351,7 @@ class Hit:
     host: str  # the Host header's name (127.0.0.1 or localhost), without the port
     path: str  # path and query, as sent
     at: float  # time.monotonic() when it arrived
+    headers: CIMultiDict[str] = field(default_factory=CIMultiDict)  # as received
 
 
 @dataclass
@@ -377,6 +379,10 @@ class Site:
         """Every requested path, in order (on ``host``, or on any host)."""
         return [h.path for h in self.hits if host is None or h.host == host]
 
+    def headers(self, path: str, *, host: str | None = None) -> list[CIMultiDict[str]]:
+        """The headers of each request for ``path`` (on ``host``, or on any host), in order."""
+        return [h.headers for h in self.hits if h.path == path and (host is None or h.host == host)]
+
     def times(self, path: str) -> list[float]:
         return [h.at for h in self.hits if h.path == path]
 
@@ -389,7 +395,7 @@ class Site:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         host = (request.host or "").rsplit(":", 1)[0]
         path = request.path_qs
-        self.hits.append(Hit(host, path, time.monotonic()))
+        self.hits.append(Hit(host, path, time.monotonic(), request.headers.copy()))
         handler = self.routes.get((host, path)) or self.routes.get((None, path))
         response: web.StreamResponse
         if handler is None:

@@ -1,4 +1,8 @@
-"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries.
+"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries,
+each request (hops and retries included) started when its host's pace allows (``_pace``).
+
+Every hop carries the run's request settings (``ReaderConfig.headers``, ``proxy``,
+``trust_env``), less the credential headers once a redirect has left the first origin.
 
 Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
 backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
@@ -17,6 +21,7 @@ from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 import aiohttp
+from multidict import CIMultiDict
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -40,18 +45,22 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
+from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_url, secrets_of
 from ..._base._run import Progress
 from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
+from ._environment import Environment
 from ._gate import HostGate, passage
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
+from ._pace import Pacer, host_of
 from ._response import Body, FetchResult, Response
 
 logger = logging.getLogger(__name__)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_SLOW_DOWN = frozenset({429, 503})  # with Retry-After: the host's pace slows for the run
 _T = TypeVar("_T")
 
 
@@ -76,8 +85,24 @@ class Fetcher:
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
         self._slots: dict[str, asyncio.Semaphore] = {}
+        # The environment's proxies when asked for, or when a caller's session reads them
+        # (the guard must know); .netrc here unless that session adds it itself.
+        self._env = Environment(
+            config.proxy,
+            trust_env=config.trust_env or session.trust_env,
+            netrc=config.trust_env and not session.trust_env,
+        )
+        if guard is not None and config.proxy is not None:
+            guard.allow_proxy(URL(config.proxy))
+        self._secrets = secrets_of(config.headers, config.proxy)
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
+        self._pacer = Pacer(config.pace, deadline)
+
+    def slow(self, url: str, seconds: float) -> None:
+        """Space the requests to ``url``'s host at least ``seconds`` apart (capped by
+        ``Pace.max_delay``) for the rest of the run."""
+        self._pacer.slow(host_of(url), seconds)
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
@@ -129,9 +154,9 @@ class Fetcher:
                 raise AddressRefused(
                     str(refusal), url=url, host=refusal.host, address=refusal.address
                 ) from None
-            raise _transport_error(url, exc) from exc
+            raise self._transport_error(url, exc) from exc
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
-            raise _transport_error(url, exc) from exc
+            raise self._transport_error(url, exc) from exc
         finally:
             result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
@@ -144,7 +169,13 @@ class Fetcher:
             result.content_type = response.headers.get("Content-Type")
             result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
-                raise _status_error(str(final), response)
+                error = _status_error(str(final), response)
+                if error.retry_after is not None and response.status in _SLOW_DOWN:
+                    # No slower than the retry itself waits: a caller who caps Retry-After
+                    # there (RetryPolicy.max_retry_after) is not kept waiting longer here.
+                    after = min(error.retry_after, self._config.retry.max_retry_after)
+                    self.slow(str(final), after)
+                raise error
             info = Response(
                 url=url,
                 final_url=str(final),
@@ -193,11 +224,18 @@ class Fetcher:
                     if rest:
                         self._received(result, len(rest))
                         await _pass_on(body, decoder, rest, str(final))
-                raise _transport_error(str(final), exc, midway=result.bytes) from exc
+                raise self._transport_error(str(final), exc, midway=result.bytes) from exc
             result.read = True
             result.elapsed = clock.waited
             whole = await body.finish()
             retire_if_overrun(response, self._session.connector, cut=not whole)
+
+    def _transport_error(self, url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
+        """:func:`_transport_error`, with no credential in its words (a proxy's password)."""
+        error = _transport_error(url, exc, midway=midway)
+        secrets = (*self._secrets, *self._env.secrets)
+        masked = mask_in(str(error), secrets)
+        return error if masked == str(error) else TransportError(masked, url=url)
 
     def _received(self, result: FetchResult, size: int) -> None:
         result.bytes += size
@@ -216,22 +254,32 @@ class Fetcher:
         current = URL(url)
         seen = {current}
         guard = self._guard
+        sent = self._request_headers(headers)
         for _hop in range(self._config.limits.max_redirects + 1):
+            proxy = await self._env.proxy_for(current)
+            login = await self._env.login_for(current)  # .netrc's, for this hop's host
+            hop = sent if login is None else _with_login(sent, login)
             if guard is not None:
-                await guard.vet(current)  # every hop, before it is requested
+                if proxy is not None:
+                    guard.allow_proxy(proxy)
+                await guard.vet(current, proxied=proxy is not None)  # every hop, before it goes
+            await self._pacer.start(str(current))  # a hop or a retry is a request too
             if logger.isEnabledFor(logging.DEBUG):
-                logger.debug("GET %s", current)
+                via = "" if proxy is None else f" via {mask_url(str(proxy))}"
+                logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
             response = await clock.wait(
                 self._session.get(
                     current,
                     allow_redirects=False,
                     timeout=clock.aiohttp,
-                    headers={"Accept-Encoding": accept_encoding(), **(headers or {})},
+                    headers=hop,
+                    proxy=proxy,
                     auto_decompress=False,  # see _decoder
                 ),
                 connect=True,
             )
-            if guard is not None:
+            # Through a proxy the socket's peer is the proxy: vet() judged the target.
+            if guard is not None and proxy is None:
                 try:
                     guard.check_peer(current, peer(response))
                 except AddressRefused:
@@ -255,6 +303,11 @@ class Fetcher:
                 raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
             hops.append((response.status, str(target)))
+            if not _same_origin(URL(url), target):
+                # As curl, requests and httpx do: credentials stay with the host they were
+                # meant for, for the rest of the chain (a hop back does not restore them).
+                for name in CREDENTIAL_HEADERS:
+                    sent.popall(name, None)
             current = target
             if not body.redirect(str(target)):
                 return None, target
@@ -263,6 +316,37 @@ class Fetcher:
             f"{current})",
             url=url,
         )
+
+    def _request_headers(self, headers: dict[str, str] | None) -> CIMultiDict[str]:
+        """A request's headers: the run's (repeats kept), Accept-Encoding unless the run set
+        one, then the request's own (a conditional request's validators) over them."""
+        sent: CIMultiDict[str] = CIMultiDict(self._config.headers)
+        sent.setdefault("Accept-Encoding", accept_encoding())
+        sent.update(headers or {})
+        return sent
+
+
+def _with_login(headers: CIMultiDict[str], login: str) -> CIMultiDict[str]:
+    """``headers`` with .netrc's Authorization, unless the run gives its own (as curl)."""
+    if "Authorization" in headers:
+        return headers
+    with_login: CIMultiDict[str] = CIMultiDict(headers)
+    with_login["Authorization"] = login
+    return with_login
+
+
+def _same_origin(first: URL, then: URL) -> bool:
+    """``then`` is ``first``'s origin, or its upgrade to https on the default ports (curl,
+    requests and httpx keep credentials across that one too)."""
+    if (then.scheme, then.host, then.port) == (first.scheme, first.host, first.port):
+        return True
+    return (
+        first.scheme == "http"
+        and then.scheme == "https"
+        and first.host == then.host
+        and first.port == 80
+        and then.port == 443
+    )
 
 
 class _NetworkClock:
@@ -414,7 +498,10 @@ def could_not_connect(error: Exception) -> bool:
 
 
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    if isinstance(exc, aiohttp.ClientConnectorError):
+    if isinstance(exc, aiohttp.ClientHttpProxyError):
+        # The proxy refused the tunnel (CONNECT, for an https target).
+        what = f"the proxy answered HTTP {exc.status} {exc.message}".rstrip()
+    elif isinstance(exc, aiohttp.ClientConnectorError):
         # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
         # failed ...]") name its internals, not the cause.
         cause = exc.os_error
@@ -424,7 +511,8 @@ def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> Transp
             why = f"the host name does not resolve: {cause.strerror or cause}"
         else:
             why = cause.strerror or str(cause) or type(cause).__name__
-        what = f"could not connect to {exc.host}:{exc.port} ({why})"
+        proxy = "the proxy " if isinstance(exc, aiohttp.ClientProxyConnectionError) else ""
+        what = f"could not connect to {proxy}{exc.host}:{exc.port} ({why})"
     elif isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
     elif isinstance(exc, aiohttp.ClientResponseError) and not midway:

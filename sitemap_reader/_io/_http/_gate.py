@@ -14,10 +14,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Protocol
 
-from yarl import URL
-
 from ..._base._errors import LimitExceeded
 from ..._base._models import ProblemKind
+from ._pace import host_of
 
 
 class HostGate(Protocol):
@@ -35,15 +34,6 @@ class HostGate(Protocol):
         ...
 
 
-def gate_key(url: str) -> str:
-    """The gate's key of ``url``: ``host:port``, the scheme's port when none is given."""
-    try:
-        parsed = URL(url)
-    except ValueError:
-        return url
-    return f"{parsed.host}:{parsed.port}"
-
-
 @asynccontextmanager
 async def passage(gate: HostGate | None, url: str, deadline: float | None) -> AsyncIterator[None]:
     """Hold a turn at ``url``'s host for the block; the wait ends at the run's deadline
@@ -51,7 +41,7 @@ async def passage(gate: HostGate | None, url: str, deadline: float | None) -> As
     if gate is None:
         yield
         return
-    host = gate_key(url)
+    host = host_of(url)  # the pace's key too
     timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
     if not await gate.enter(host, timeout):
         raise LimitExceeded(
