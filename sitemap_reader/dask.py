@@ -333,10 +333,10 @@ async def _read_leaves(
             await read(reader, leaves)
         return tables, problems
 
-    gate = asyncio.Semaphore((config or ReaderConfig()).limits.per_host)
+    few = asyncio.Semaphore((config or ReaderConfig()).limits.per_host)
 
     async def one(leaf: Leaf) -> None:
-        async with gate:
+        async with few:
             state = _made(_leaf_state(state_dir, site, leaf))
             async with SitemapReader(config, state=state, gate=hosts) as reader:
                 await read(reader, (leaf,))
@@ -378,7 +378,8 @@ def read_sites(
     indexes and leaves alike. Each request waits for a turn from a ``distributed.Semaphore``
     named after the host (and the bound), held from before it is sent until its body is
     read, so sites that share a host share its turns; the run's deadline ends the wait.
-    Each task's own session still sends at most ``config.limits.per_host`` at a time.
+    Each task's own session still sends at most ``config.limits.per_host`` at a time, and
+    paces its own requests (``config.pace``): the pace is a task's, not the cluster's.
 
     Args:
         sites: site URLs (``https://example.com/``; a robots.txt or sitemap URL works too):
