@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .._check._checker import Checker
     from .._check._codes import Finding
     from .._io._http._fetch import Fetcher
+    from .._io._http._gate import HostGate
 
 Source = str | os.PathLike[str]
 
@@ -67,6 +68,12 @@ class SitemapReader:
             One run at a time per store: a state file (or a SqliteStateStore's) is locked
             from entry to exit (``config.incremental.wait`` says how long to wait for another
             run holding it).
+        gate: a bound on the requests to one host that this reader shares with others (the
+            readers of a cluster's tasks, as ``sitemap_reader.dask.read_sites`` gives them):
+            an object with ``async enter(host, timeout) -> bool`` and ``leave(host)``, asked
+            for a turn at the host (``host:port``) before each request attempt and given it
+            back once the body is read. The run's deadline ends the wait. Without one, only
+            ``config.limits.per_host`` bounds this reader's own requests.
 
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
@@ -82,8 +89,10 @@ class SitemapReader:
         *,
         session: aiohttp.ClientSession | None = None,
         state: StateStore | str | os.PathLike[str] | None = None,
+        gate: HostGate | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
+        self._gate = gate
         if self.config.incremental.changes:
             if state is None:
                 raise ValueError("the change feed (incremental.changes) needs a state store")
@@ -193,7 +202,14 @@ class SitemapReader:
 
         if self._session is None:
             self._session = _session(self.config, self._guard)
-        return Fetcher(self._session, self.config, deadline, guard=self._guard, progress=progress)
+        return Fetcher(
+            self._session,
+            self.config,
+            deadline,
+            guard=self._guard,
+            progress=progress,
+            gate=self._gate,
+        )
 
     async def walk_batches(self, *sources: Source) -> AsyncGenerator[Batch, None]:
         """Everything the run meets, in batches (the fastest way to consume a run).

@@ -291,6 +291,52 @@ def gated(handler: Handler, gate: threading.Event, *, timeout: float = 5.0) -> H
     return handle
 
 
+@dataclass(frozen=True)
+class Flight:
+    """One request as a :class:`Flights` handler answered it."""
+
+    path: str
+    start: float  # time.monotonic() when the handler began
+    end: float  # time.monotonic() when the whole body was written (or the client left)
+
+
+@dataclass
+class Flights:
+    """A log of the requests answered through :meth:`around`, to count how many were in
+    flight at once (the server runs on one loop: no lock is needed)."""
+
+    log: list[Flight] = field(default_factory=list)
+
+    def around(self, handler: Handler) -> Handler:
+        """``handler``, its request logged from its start until its body is written."""
+
+        async def handle(request: web.Request) -> web.StreamResponse:
+            start = time.monotonic()
+            try:
+                response = await handler(request)
+                if not response.prepared:  # send it here, so the end is the body's end
+                    await response.prepare(request)
+                    await response.write_eof()
+                return response
+            finally:
+                self.log.append(Flight(request.path_qs, start, time.monotonic()))
+
+        return handle
+
+    def most_at_once(self) -> int:
+        """The most requests in flight at one time, counted from the log (an end at the
+        same instant as a start counts first: the two did not overlap)."""
+        events = sorted(
+            [(f.start, 1) for f in self.log] + [(f.end, -1) for f in self.log],
+            key=lambda event: (event[0], event[1]),
+        )
+        most = now = 0
+        for _, step in events:
+            now += step
+            most = max(most, now)
+        return most
+
+
 # -- the site ------------------------------------------------------------------------------
 
 

@@ -51,6 +51,7 @@ from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
 from ._aiohttp_compat import peer, unread
 from ._environment import Environment
+from ._gate import HostGate, passage
 from ._guard import Guard, Refused
 from ._keepalive import retire_if_overrun
 from ._pace import Pacer, host_of
@@ -73,8 +74,10 @@ class Fetcher:
         deadline: float | None,
         guard: Guard | None = None,
         progress: Progress | None = None,
+        gate: HostGate | None = None,
     ) -> None:
         self._session = session
+        self._gate = gate  # a bound per host shared beyond this reader (a cluster's); None: none
         # Its bytes grow with every piece received, not once a document ends (the
         # progress line's MB).
         self._progress = progress or Progress()
@@ -119,7 +122,8 @@ class Fetcher:
                 async for attempt in retrying:
                     with attempt:
                         result.attempts = attempt.retry_state.attempt_number
-                        await self._once(url, body, result, headers)
+                        async with passage(self._gate, url, self._deadline):
+                            await self._once(url, body, result, headers)
         except (FetchError, LimitExceeded) as exc:
             result.error = exc
         return result
