@@ -76,6 +76,7 @@ if _typing.TYPE_CHECKING:
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
+    from ._io._http._gate import HostGate
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -91,6 +92,7 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
+    "HostGate": "._io._http._gate",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
@@ -139,6 +141,7 @@ __all__ = [
     "FollowRules",
     "Format",
     "HTTPStatusError",
+    "HostGate",
     "Image",
     "Incremental",
     "LastmodTrust",

@@ -161,6 +161,7 @@ PUBLIC_NAMES = [
     "FollowRules",
     "Format",
     "HTTPStatusError",
+    "HostGate",
     "Image",
     "Incremental",
     "LastmodTrust",
