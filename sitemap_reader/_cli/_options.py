@@ -308,8 +308,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         action="append",
         metavar="'NAME: VALUE'",
         help="send this header with every request (robots.txt, probes, sitemaps, redirect "
-        "hops); repeatable. Authorization and Cookie are not sent on after a redirect to "
-        "another host, and are masked in messages",
+        "hops); repeatable. Authorization, Cookie and Proxy-Authorization are not sent on "
+        "after a redirect to another host, and are masked in messages",
     )
     command.add_argument(
         "--proxy",

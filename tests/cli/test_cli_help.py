@@ -96,8 +96,9 @@ options:
   --user-agent UA       the User-Agent header
   --header 'NAME: VALUE'
                         send this header with every request (robots.txt, probes, sitemaps,
-                        redirect hops); repeatable. Authorization and Cookie are not sent on after
-                        a redirect to another host, and are masked in messages
+                        redirect hops); repeatable. Authorization, Cookie and Proxy-Authorization
+                        are not sent on after a redirect to another host, and are masked in
+                        messages
   --proxy URL           send every request through this http proxy, for http and https targets
                         (http://[user:password@]host:port); the SSRF guard still judges the
                         targets
@@ -204,8 +205,9 @@ options:
   --user-agent UA       the User-Agent header
   --header 'NAME: VALUE'
                         send this header with every request (robots.txt, probes, sitemaps,
-                        redirect hops); repeatable. Authorization and Cookie are not sent on after
-                        a redirect to another host, and are masked in messages
+                        redirect hops); repeatable. Authorization, Cookie and Proxy-Authorization
+                        are not sent on after a redirect to another host, and are masked in
+                        messages
   --proxy URL           send every request through this http proxy, for http and https targets
                         (http://[user:password@]host:port); the SSRF guard still judges the
                         targets
@@ -324,8 +326,9 @@ options:
   --user-agent UA       the User-Agent header
   --header 'NAME: VALUE'
                         send this header with every request (robots.txt, probes, sitemaps,
-                        redirect hops); repeatable. Authorization and Cookie are not sent on after
-                        a redirect to another host, and are masked in messages
+                        redirect hops); repeatable. Authorization, Cookie and Proxy-Authorization
+                        are not sent on after a redirect to another host, and are masked in
+                        messages
   --proxy URL           send every request through this http proxy, for http and https targets
                         (http://[user:password@]host:port); the SSRF guard still judges the
                         targets

@@ -318,10 +318,11 @@ class Fetcher:
         )
 
     def _request_headers(self, headers: dict[str, str] | None) -> CIMultiDict[str]:
-        """A request's headers: the run's (repeats kept), Accept-Encoding unless the run set
-        one, then the request's own (a conditional request's validators) over them."""
+        """A request's headers: the run's (repeats kept), the codings this machine undoes,
+        then the request's own (a conditional request's validators). The run may set neither
+        of the last two (ReaderConfig refuses them), so nothing is overwritten."""
         sent: CIMultiDict[str] = CIMultiDict(self._config.headers)
-        sent.setdefault("Accept-Encoding", accept_encoding())
+        sent["Accept-Encoding"] = accept_encoding()
         sent.update(headers or {})
         return sent
 
