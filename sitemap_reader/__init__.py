@@ -19,6 +19,7 @@ from ._base._config import (
     WELL_KNOWN_PATHS,
     Incremental,
     Limits,
+    Pace,
     ReaderConfig,
     RetryPolicy,
     ScopePolicy,
@@ -41,6 +42,7 @@ from ._base._errors import (
     WorkerLost,
     raise_for_problem,
 )
+from ._base._follow import ChildSitemap, FollowRules
 from ._base._models import (
     Alternate,
     ChangeFreq,
@@ -75,6 +77,7 @@ if _typing.TYPE_CHECKING:
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
+    from ._io._http._gate import HostGate
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -90,6 +93,7 @@ if _typing.TYPE_CHECKING:
 # pandas are optional extras (imported when a function needs them), and the checks, which
 # only ``check`` needs (the command line's start).
 _LAZY = {
+    "HostGate": "._io._http._gate",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
@@ -127,6 +131,7 @@ __all__ = [
     "ChangeKind",
     "CheckOptions",
     "Checker",
+    "ChildSitemap",
     "Code",
     "ContentEncodingError",
     "Entry",
@@ -134,8 +139,10 @@ __all__ = [
     "Event",
     "FetchError",
     "Finding",
+    "FollowRules",
     "Format",
     "HTTPStatusError",
+    "HostGate",
     "Image",
     "Incremental",
     "LastmodTrust",
@@ -144,6 +151,7 @@ __all__ = [
     "Limits",
     "MemoryStateStore",
     "News",
+    "Pace",
     "ParquetSink",
     "ParseError",
     "Problem",

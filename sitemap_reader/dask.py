@@ -27,6 +27,10 @@ computing them *together* (``dask.compute(entries, problems)``, or both ``to_par
 compute=False)`` as above) downloads each leaf once. Computing them one after the other
 reads the leaves twice.
 
+Every request of both stages waits for a turn at its host from a ``distributed.Semaphore``
+named after the host, so ``per_host`` bounds the requests in flight to one host across the
+whole cluster, not task by task.
+
 This module needs dask, distributed, pandas and pyarrow (``pip install
 'sitemap-reader[dask]'``); ``import sitemap_reader`` never imports it.
 """
@@ -37,10 +41,12 @@ import asyncio
 import hashlib
 import os
 import re
+import threading
 import uuid
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ._api._reader import SitemapReader
 from ._api._sync import run_blocking
@@ -102,6 +108,88 @@ def _made(path: str) -> str:
     return path
 
 
+# -- politeness across the cluster: a semaphore per host ---------------------------------------
+#
+# A distributed.Semaphore per host rather than host-affine tasks: pinning a host's tasks to
+# one worker would put a large site's leaves back on one machine, which stage 2 spreads out.
+
+
+class _Lock(Protocol):
+    """What distributed.Semaphore and threading.BoundedSemaphore both are."""
+
+    def acquire(self, *, timeout: float | None = None) -> bool: ...
+    def release(self) -> object: ...
+
+
+_LOCAL_LOCKS: dict[str, threading.BoundedSemaphore] = {}
+_LOCAL_LOCKS_HELD = threading.Lock()
+_pools: list[ThreadPoolExecutor] = []  # [waiting, releasing], made at the first turn asked
+_POOLS_MADE = threading.Lock()
+
+
+def _host_lock(name: str, per_host: int) -> _Lock:
+    """The cluster's semaphore ``name``; without a cluster (dask's local schedulers run the
+    tasks as threads of one process), one of this process."""
+    try:
+        from distributed import Semaphore, get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        with _LOCAL_LOCKS_HELD:
+            return _LOCAL_LOCKS.setdefault(name, threading.BoundedSemaphore(per_host))
+    return Semaphore(max_leases=per_host, name=name)
+
+
+def _pool(which: int) -> ThreadPoolExecutor:
+    """The threads the blocking semaphore calls run on, off the reader's event loop:
+    waiting for turns (many at once), and giving them back (one thread, never behind a
+    wait, so a turn held here is always given back however many wait)."""
+    with _POOLS_MADE:
+        if not _pools:
+            _pools.append(ThreadPoolExecutor(32, thread_name_prefix="sitemap-reader-gate"))
+            _pools.append(ThreadPoolExecutor(1, thread_name_prefix="sitemap-reader-gate-release"))
+    return _pools[which]
+
+
+class _ClusterGate:
+    """The readers' HostGate in read_sites' tasks: at most ``per_host`` requests to one
+    host at once across the cluster (every task, every worker, and every read_sites with
+    the same ``per_host`` on this cluster: the semaphore is named after both)."""
+
+    def __init__(self, per_host: int) -> None:
+        self._per_host = per_host
+        self._locks: dict[str, _Lock] = {}  # kept while the task runs: leases are refreshed
+
+    def _lock(self, host: str) -> _Lock:
+        lock = self._locks.get(host)
+        if lock is None:
+            name = f"sitemap-reader:{self._per_host}:{host}"
+            lock = self._locks[host] = _host_lock(name, self._per_host)
+        return lock
+
+    async def enter(self, host: str, timeout: float | None) -> bool:
+        lock = self._lock(host)
+        waiting = _pool(0).submit(lock.acquire, timeout=timeout)
+        try:
+            return await asyncio.wrap_future(waiting)
+        except asyncio.CancelledError:
+            # A wait already under way cannot be called off: a turn it gets is given back.
+            waiting.add_done_callback(lambda done: _give_back_if_got(done, lock))
+            raise
+
+    def leave(self, host: str) -> None:
+        _pool(1).submit(self._locks[host].release)
+
+
+def _give_back_if_got(done: Future[bool], lock: _Lock) -> None:
+    if not done.cancelled() and done.exception() is None and done.result():
+        lock.release()
+
+
+def _gate(per_host: int | None) -> _ClusterGate | None:
+    return None if per_host is None else _ClusterGate(per_host)
+
+
 # -- stage 1: discovery -------------------------------------------------------------------------
 
 
@@ -115,30 +203,33 @@ class _Found:
 
 
 def _discover_sites(
-    sites: Sequence[str], config: ReaderConfig | None, state_dir: str | None
+    sites: Sequence[str], config: ReaderConfig | None, state_dir: str | None, per_host: int | None
 ) -> list[_Found]:
     """A discovery task: the trees of ``sites``, a few at a time, each with its own reader
     (and tree state file), so every problem is known to be that site's."""
+    hosts = _gate(per_host)
 
     async def work() -> list[_Found]:
-        gate = asyncio.Semaphore(_SITES_AT_ONCE)
+        few = asyncio.Semaphore(_SITES_AT_ONCE)
 
         async def one(site: str) -> _Found:
-            async with gate:
-                return await _discover(site, config, state_dir)
+            async with few:
+                return await _discover(site, config, state_dir, hosts)
 
         return list(await asyncio.gather(*map(one, sites)))
 
     return run_blocking(work)
 
 
-async def _discover(site: str, config: ReaderConfig | None, state_dir: str | None) -> _Found:
+async def _discover(
+    site: str, config: ReaderConfig | None, state_dir: str | None, hosts: _ClusterGate | None
+) -> _Found:
     if not is_url(site):
         raise ValueError(f"read_sites reads sites over HTTP: {site!r} is not an http(s) URL")
     leaves: list[Leaf] = []
     problems: list[Problem] = []
     state = None if state_dir is None else _made(_tree_state(state_dir, site))
-    async with SitemapReader(config, state=state) as reader:
+    async with SitemapReader(config, state=state, gate=hosts) as reader:
         async for batch in reader.discover_batches(site):
             for item in batch:
                 if type(item) is Leaf:
@@ -187,14 +278,15 @@ def _plan(found: Iterable[_Found], batch_small: int, leaves_per_task: int) -> li
 
 
 def _read_part(
-    part: _Part, config: ReaderConfig | None, state_dir: str | None
+    part: _Part, config: ReaderConfig | None, state_dir: str | None, per_host: int | None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A leaf task: the entries and the problems of ``part``'s leaves, as two frames."""
+    hosts = _gate(per_host)
 
     async def work() -> list[tuple[list[pa.Table], list[Problem]]]:
         return list(
             await asyncio.gather(
-                *(_read_leaves(site, leaves, config, state_dir) for site, leaves in part)
+                *(_read_leaves(site, leaves, config, state_dir, hosts) for site, leaves in part)
             )
         )
 
@@ -211,7 +303,11 @@ def _read_part(
 
 
 async def _read_leaves(
-    site: str, leaves: tuple[Leaf, ...], config: ReaderConfig | None, state_dir: str | None
+    site: str,
+    leaves: tuple[Leaf, ...],
+    config: ReaderConfig | None,
+    state_dir: str | None,
+    hosts: _ClusterGate | None,
 ) -> tuple[list[pa.Table], list[Problem]]:
     """One site's leaves: one reader for them all, or, with state, one reader (and state
     file) per leaf, at most ``per_host`` at a time."""
@@ -233,16 +329,16 @@ async def _read_leaves(
             tables.append(entries_to_table(pending, source=site))
 
     if state_dir is None:
-        async with SitemapReader(config) as reader:
+        async with SitemapReader(config, gate=hosts) as reader:
             await read(reader, leaves)
         return tables, problems
 
-    gate = asyncio.Semaphore((config or ReaderConfig()).limits.per_host)
+    few = asyncio.Semaphore((config or ReaderConfig()).limits.per_host)
 
     async def one(leaf: Leaf) -> None:
-        async with gate:
+        async with few:
             state = _made(_leaf_state(state_dir, site, leaf))
-            async with SitemapReader(config, state=state) as reader:
+            async with SitemapReader(config, state=state, gate=hosts) as reader:
                 await read(reader, (leaf,))
 
     await asyncio.gather(*map(one, leaves))
@@ -260,6 +356,7 @@ def read_sites(
     sites_per_task: int = 16,
     batch_small: int = 8,
     leaves_per_task: int = 1,
+    per_host: int | None = 2,
 ) -> tuple[dd.DataFrame, dd.DataFrame]:
     """Read many sites' sitemaps into two Dask DataFrames: ``(entries, problems)``.
 
@@ -276,12 +373,13 @@ def read_sites(
     alone (scope, limits, retries, budgets per site), so the rows are those of
     ``read_dataframe`` over the same sites.
 
-    Politeness cannot be global across a cluster: each task has its own session, which
-    sends at most ``config.limits.per_host`` requests at a time to one host. A site with
-    at most ``batch_small`` leaves is read by one task; a larger site's tasks run in
-    parallel, so up to (worker threads) x ``per_host`` requests may reach it at once.
-    Lower ``per_host``, or raise ``batch_small`` so that its leaves share one task, to be
-    gentler with it.
+    Politeness holds across the cluster: at most ``per_host`` requests are in flight to
+    one host (``host:port``) at once, whichever tasks and workers send them, robots.txt,
+    indexes and leaves alike. Each request waits for a turn from a ``distributed.Semaphore``
+    named after the host (and the bound), held from before it is sent until its body is
+    read, so sites that share a host share its turns; the run's deadline ends the wait.
+    Each task's own session still sends at most ``config.limits.per_host`` at a time, and
+    paces its own requests (``config.pace``): the pace is a task's, not the cluster's.
 
     Args:
         sites: site URLs (``https://example.com/``; a robots.txt or sitemap URL works too):
@@ -299,6 +397,11 @@ def read_sites(
         batch_small: a site with at most this many leaves is read in one task, which
             other such sites' leaves share up to this many leaves.
         leaves_per_task: leaves of a larger site a task reads.
+        per_host: requests in flight to one host at once across the cluster (2 by
+            default); None lifts the cluster-wide bound, leaving each task's
+            ``config.limits.per_host`` alone (up to worker threads x that many at once).
+            Without a ``distributed`` cluster (dask's local schedulers), the bound is one
+            process's.
 
     Raises:
         ValueError: a site that is not an http(s) URL, a bad count, or
@@ -311,6 +414,7 @@ def read_sites(
         ("sites_per_task", sites_per_task),
         ("batch_small", batch_small),
         ("leaves_per_task", leaves_per_task),
+        ("per_host", 1 if per_host is None else per_host),
     ):
         if value < 1:
             raise ValueError(f"{name} must be at least 1, not {value}")
@@ -330,6 +434,7 @@ def read_sites(
                     listed[i : i + sites_per_task],
                     config,
                     directory,
+                    per_host,
                     dask_key_name=f"sitemap-reader-discover-{i}-{token}",
                 )
                 for i in range(0, len(listed), sites_per_task)
@@ -340,7 +445,7 @@ def read_sites(
 
     read = delayed(_read_part, pure=False, nout=2)
     tasks = [
-        read(part, config, directory, dask_key_name=f"sitemap-reader-leaves-{i}-{token}")
+        read(part, config, directory, per_host, dask_key_name=f"sitemap-reader-leaves-{i}-{token}")
         for i, part in enumerate(_plan(found, batch_small, leaves_per_task))
     ]
     if tasks:

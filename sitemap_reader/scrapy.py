@@ -15,10 +15,11 @@
 The spider's async ``start()`` reads the sitemaps with :class:`~sitemap_reader.SitemapReader`
 (discovery, scope, limits, the SSRF guard and retries as configured by ``sitemap_config``)
 on the asyncio loop Scrapy runs on, and yields one page request per entry as the entries
-stream in. Sitemaps are fetched through Scrapy's downloader (a :class:`~sitemap_reader.Transport`),
-so its middlewares, proxies, delays, AutoThrottle and HTTP cache apply to them as to the
-pages, with Scrapy's ``USER_AGENT`` unless ``sitemap_config`` says otherwise; redirects,
-retries and the SSRF guard stay the reader's. This module needs Scrapy 2.13 or newer
+stream in. A sitemap ``sitemap_follow`` refuses is not fetched at all (``ReaderConfig.follow``).
+Sitemaps are fetched through Scrapy's downloader (a :class:`~sitemap_reader.Transport`), so
+its middlewares, proxies, delays, AutoThrottle and HTTP cache apply to them as to the pages,
+with Scrapy's ``USER_AGENT`` unless ``sitemap_config`` says otherwise; redirects, retries and
+the SSRF guard stay the reader's. This module needs Scrapy 2.13 or newer
 (``pip install 'sitemap-reader[scrapy]'``); ``import sitemap_reader`` never imports it.
 """
 
@@ -28,7 +29,7 @@ import asyncio
 import os
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import (
@@ -41,6 +42,7 @@ from . import (
     SitemapVisited,
     SqliteStateStore,
 )
+from ._base._follow import ChildSitemap, FollowPredicate, refusal_of
 from ._io._http._scrapy import ScrapyTransport
 from ._io._http._transport import Transport
 from ._io._state._kept import KeptEntries
@@ -90,8 +92,9 @@ class SitemapReaderSpider(Spider):
             Atom, gzipped). Read one after another.
         sitemap_rules: ``(regex, callback)`` pairs; a page gets the callback (a method name
             or a callable) of the first regex found in its URL, and no request without one.
-        sitemap_follow: regexes on sitemap URLs: a sitemap an index named whose URL matches
-            none of them gives no requests (it is read all the same: see docs/scrapy.md).
+        sitemap_follow: regexes on sitemap URLs: a sitemap an index names whose URL matches
+            none of them is not fetched (as ``SitemapSpider``); those a robots.txt or
+            ``sitemap_urls`` name always are. It joins ``sitemap_config``'s own ``follow``.
         sitemap_alternate_links: also request each entry's hreflang alternates.
         sitemap_config: the :class:`~sitemap_reader.ReaderConfig` (scope, limits, timeouts,
             retries, the SSRF guard); by default the defaults, with Scrapy's ``USER_AGENT``.
@@ -152,6 +155,9 @@ class SitemapReaderSpider(Spider):
             config = ReaderConfig(user_agent=agent) if agent else ReaderConfig()
         if self.sitemap_state is not None and not config.incremental.changes:
             config = replace(config, incremental=replace(config.incremental, changes=True))
+        # An empty pattern follows everything (SitemapSpider's default): no test then.
+        if not any(p.pattern == "" for p in self._follow):
+            config = replace(config, follow=_IndexChildren(tuple(self._follow), config.follow))
         return config
 
     def sitemap_reader_transport(self) -> Transport | None:
@@ -182,21 +188,19 @@ class SitemapReaderSpider(Spider):
             async with SitemapReader(config, transport=transport, state=kept) as reader:
                 # One walk per source, so that each entry is known to descend from its own.
                 for source in sources:
-                    follow = _Follow(self._follow)
                     async for batch in reader.walk_batches(source):
-                        for out in self._from_batch(batch, source, kept, follow):
+                        for out in self._from_batch(batch, source, kept):
                             yield out
         finally:
             if kept is not None:
                 kept.close()
 
     def _from_batch(
-        self, batch: Sequence[object], source: str, kept: KeptEntries | None, follow: _Follow
+        self, batch: Sequence[object], source: str, kept: KeptEntries | None
     ) -> Iterator[Any]:
         entries: list[Entry] = []
         changes: dict[str, str] | None = None
         removed: list[EntryChange] = []
-        released: list[Entry] = []  # entries that waited for their sitemap's report
         for event in batch:
             kind = type(event)
             if kind is Entry:
@@ -213,14 +217,12 @@ class SitemapReaderSpider(Spider):
             elif kind is SitemapVisited:
                 assert isinstance(event, SitemapVisited)
                 self._count(f"sitemaps/{event.status.value}")
-                released += follow.report(event)
             elif kind is Problem:
                 assert isinstance(event, Problem)
                 self._count(f"problems/{event.kind}")
                 level = 30 if event.fatal else 20  # WARNING: a document lost; INFO: tolerated
                 self.logger.log(level, "%s", event)
         self._count("entries", len(entries))
-        entries = follow.entries(entries) + released
         if entries:
             requests = self._requests(entries, source, changes)
             crawl = self._bulk_crawl()
@@ -279,45 +281,21 @@ def _open_state(path: str | os.PathLike[str]) -> SqliteStateStore:
     return SqliteStateStore(path)
 
 
-class _Follow:
-    """``sitemap_follow`` as ``SitemapSpider`` applies it: to the sitemaps an index named, not
-    to those the user or a robots.txt named (depth 0).
+@dataclass(frozen=True, slots=True)
+class _IndexChildren:
+    """``sitemap_follow`` as ``SitemapSpider`` applies it: to the sitemaps an index names, not
+    to those a robots.txt names (depth 0); and ``then``, the config's own predicate, after it.
+    Plain data, as ``ReaderConfig`` is (it pickles)."""
 
-    Which of the two a sitemap is, its report says, and that comes after its entries: the
-    entries of a sitemap no pattern matches wait for it (only those: with the default
-    pattern, or a matching one, nothing waits). The change feed comes after every report.
-    """
+    patterns: tuple[re.Pattern[str], ...]
+    then: FollowPredicate | None = None
 
-    def __init__(self, patterns: Sequence[re.Pattern[str]]) -> None:
-        # An empty pattern follows everything (SitemapSpider's default): no test then.
-        self.patterns = None if any(p.pattern == "" for p in patterns) else tuple(patterns)
-        self.top: set[str] = set()  # sitemaps at depth 0, by URL as named and final URL
-        self.deep: set[str] = set()  # sitemaps an index named
-        self.waiting: dict[str, list[Entry]] = {}
+    def __call__(self, child: ChildSitemap) -> bool:
+        return self.refusal(child) is None
 
-    def entries(self, entries: list[Entry]) -> list[Entry]:
-        """The entries to go on with now; the others wait for their sitemap's report."""
-        patterns = self.patterns
-        if patterns is None:
-            return entries
-        kept = []
-        for entry in entries:
-            sitemap = entry.sitemap
-            if sitemap in self.top or any(p.search(sitemap) for p in patterns):
-                kept.append(entry)
-            elif sitemap not in self.deep:
-                self.waiting.setdefault(sitemap, []).append(entry)
-        return kept
-
-    def report(self, report: SitemapVisited) -> list[Entry]:
-        """The waiting entries of ``report``'s sitemap that go on: those of a depth-0 one."""
-        if self.patterns is None:
-            return []
-        urls = (report.url,) if report.final_url is None else (report.url, report.final_url)
-        (self.top if report.depth == 0 else self.deep).update(urls)
-        released: list[Entry] = []
-        for url in urls:
-            waiting = self.waiting.pop(url, [])
-            if report.depth == 0:
-                released += waiting
-        return released
+    def refusal(self, child: ChildSitemap) -> str | None:
+        if child.depth > 0 and not any(p.search(child.url) for p in self.patterns):
+            return (
+                f"matches no sitemap_follow ({', '.join(repr(p.pattern) for p in self.patterns)})"
+            )
+        return None if self.then is None else refusal_of(self.then, child)

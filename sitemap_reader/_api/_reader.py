@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .._check._checker import Checker
     from .._check._codes import Finding
     from .._io._http._fetch import Fetcher
+    from .._io._http._gate import HostGate
     from .._io._http._transport import Transport
 
 Source = str | os.PathLike[str]
@@ -71,6 +72,12 @@ class SitemapReader:
             One run at a time per store: a state file (or a SqliteStateStore's) is locked
             from entry to exit (``config.incremental.wait`` says how long to wait for another
             run holding it).
+        gate: a bound on the requests to one host that this reader shares with others (the
+            readers of a cluster's tasks, as ``sitemap_reader.dask.read_sites`` gives them):
+            an object with ``async enter(host, timeout) -> bool`` and ``leave(host)``, asked
+            for a turn at the host (``host:port``) before each request attempt and given it
+            back once the body is read. The run's deadline ends the wait. Without one, only
+            ``config.limits.per_host`` bounds this reader's own requests.
 
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
@@ -87,10 +94,12 @@ class SitemapReader:
         session: aiohttp.ClientSession | None = None,
         transport: Transport | None = None,
         state: StateStore | str | os.PathLike[str] | None = None,
+        gate: HostGate | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
         if session is not None and transport is not None:
             raise ValueError("give a session or a transport, not both")
+        self._gate = gate
         if self.config.incremental.changes:
             if state is None:
                 raise ValueError("the change feed (incremental.changes) needs a state store")
@@ -206,7 +215,14 @@ class SitemapReader:
             if self._session is None:
                 self._session = _session(self.config, self._guard)
             self._transport = AiohttpTransport(self._session, connect=self.config.timeouts.connect)
-        return Fetcher(self._transport, self.config, deadline, guard=self._guard, progress=progress)
+        return Fetcher(
+            self._transport,
+            self.config,
+            deadline,
+            guard=self._guard,
+            progress=progress,
+            gate=self._gate,
+        )
 
     async def walk_batches(self, *sources: Source) -> AsyncGenerator[Batch, None]:
         """Everything the run meets, in batches (the fastest way to consume a run).
@@ -278,7 +294,8 @@ class SitemapReader:
 
 
 def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:
-    """The reader's own session: its limits, its User-Agent, the guard's resolver."""
+    """The reader's own session: its limits, its User-Agent, the guard's resolver. It reads
+    nothing of the environment: the fetcher applies ``config.trust_env`` (proxies, .netrc)."""
     import aiohttp
 
     from .._io._http._resolver import GuardedResolver

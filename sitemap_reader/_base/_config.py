@@ -1,5 +1,7 @@
-"""Frozen configuration: limits, timeouts, retries, scope. Of the package it imports only
-:mod:`._sources` (``base_url`` is checked as a source is), which imports nothing of it.
+"""Frozen configuration: limits, timeouts, retries, pace, scope. Of the package it imports
+only :mod:`._sources` (``base_url`` is checked as a source is), :mod:`._follow` (the type of
+``follow``) and :mod:`._request` (headers and a proxy are checked there), which import
+nothing of it.
 
 Every object validates itself in ``__post_init__`` and is changed with
 ``dataclasses.replace(cfg, ...)``. The numbers quote where they come from.
@@ -10,6 +12,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ._follow import FollowPredicate
+from ._request import Headers, check_proxy, header_pairs
 from ._sources import check_base_url
 
 # -- https://www.sitemaps.org/protocol.html#index: "no more than 50,000 URLs and must be no
@@ -114,6 +118,35 @@ class RetryPolicy:
             raise ValueError("RetryPolicy waits must not be negative")
 
 
+# -- A Crawl-delay or Retry-After longer than this is capped to it: a site that asks for an
+# hour between requests does not stall a run that reads thousands of its sitemaps.
+DEFAULT_MAX_DELAY = 30.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pace:
+    """How often one host (host:port) is asked: the least time between the starts of two
+    requests to it. Redirect hops and retries are requests; other hosts are not slowed.
+
+    A 429 or 503 answer with ``Retry-After`` raises its host's delay to at least that for the
+    rest of the run, capped by ``max_delay`` (0 turns this off) and by the retry policy's
+    ``max_retry_after``. The run's deadline still ends the run: a request that its host's
+    pace would start after the deadline is not made.
+    """
+
+    delay: float = 0.0  # seconds between the starts of two requests to one host, at least
+    # Take robots.txt's Crawl-delay for the user agent's group (else ``*``'s) as the host's
+    # delay when it is longer, capped by ``max_delay``.
+    obey_crawl_delay: bool = False
+    max_delay: float = DEFAULT_MAX_DELAY  # the cap of Crawl-delay and Retry-After, not of delay
+
+    def __post_init__(self) -> None:
+        for name in ("delay", "max_delay"):
+            value = getattr(self, name)
+            if not 0 <= value < float("inf"):
+                raise ValueError(f"Pace.{name} must be a finite number of seconds, 0 or more")
+
+
 # A week: a sitemap whose index lastmod has not moved is still asked again (a conditional
 # request) once its last check is this old: a site whose files change while its index
 # lastmods stay put is not trusted forever.
@@ -209,6 +242,7 @@ class ReaderConfig:
     limits: Limits = field(default_factory=Limits)
     timeouts: Timeouts = field(default_factory=Timeouts)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    pace: Pace = field(default_factory=Pace)
     scope: ScopePolicy = ScopePolicy.STRICT
     user_agent: str = DEFAULT_USER_AGENT
     # Paths tried when robots.txt names no sitemap; () turns the probing off.
@@ -226,8 +260,29 @@ class ReaderConfig:
     # Worker processes that parse the sitemaps an index names (the first document of a run
     # is parsed in this one, the walk's; workers start when a second asks). 0: none.
     workers: int = 0
+    # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
+    # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
+    # a state store, not taken as removed). The sources themselves are never judged.
+    # FollowRules is --follow/--skip; a predicate with a refusal(child) -> str | None
+    # method, as FollowRules has, says in its own words why a child was refused.
+    follow: FollowPredicate | None = None
+    # -- Request settings, on every request of a run (robots.txt, probes, sitemaps, each
+    # redirect hop). Extra headers, as (name, value) pairs (a dict is taken too); Authorization,
+    # Cookie and Proxy-Authorization go to the first host only, not across a redirect to
+    # another. Left out of the repr, as the proxy is: a config may be logged.
+    headers: Headers = field(default=(), repr=False)
+    # An http:// proxy for http and https targets, credentials in its URL. None: direct.
+    proxy: str | None = field(default=None, repr=False)
+    # Read HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does; off, so that a run does
+    # not change with the environment. An explicit ``proxy`` wins over the environment's.
+    trust_env: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", header_pairs(self.headers))
+        if self.proxy is not None:
+            check_proxy(self.proxy)
+        if self.follow is not None and not callable(self.follow):
+            raise TypeError(f"ReaderConfig.follow must be callable, not {self.follow!r}")
         if self.workers < 0:
             raise ValueError("ReaderConfig.workers must be 0 or more")
         if not isinstance(self.scope, ScopePolicy):

@@ -352,6 +352,9 @@ class SitemapVisited(Event):
     lastmod: datetime | None = None
     # With a state store: the verdict on this document's lastmods (None without one).
     lastmods: LastmodTrust | None = None
+    # A child the caller chose not to fetch (ReaderConfig.follow; status SKIPPED): the rule
+    # that refused it, in words ("matches --skip 'tag'"). None for every other document.
+    not_followed: str | None = None
     # When it was named in the run (0, 1, 2...): sources in the order given, then the
     # documents robots.txt files and indexes name, each in its document order. A parent's
     # children sorted by it are in the order the parent names them, whatever order they

@@ -56,9 +56,13 @@ class Tally:
     failed: int = 0
     dropped: dict[str, int] = dataclasses.field(default_factory=dict)  # by reason
     unchanged: int = 0  # sitemaps (not robots.txt) unchanged since the last run
+    not_followed: int = 0  # children left unread by --follow/--skip
     progress: Any = None
 
     def visited(self, report: sr.SitemapVisited) -> None:
+        if report.not_followed is not None:
+            self.not_followed += 1
+            return
         for why, n in report.dropped:
             self.dropped[why] = self.dropped.get(why, 0) + n
         if report.format is sr.Format.ROBOTS:
@@ -86,9 +90,12 @@ class _Said:
 
 
 class Console:
-    def __init__(self, quiet: bool, no_progress: bool, *, feed: bool = False) -> None:
+    def __init__(
+        self, quiet: bool, no_progress: bool, *, feed: bool = False, rules: str = ""
+    ) -> None:
         self.quiet = quiet
         self.feed = feed  # records are changes (--changes), not URLs
+        self.rules = rules  # the options that chose the children read ("--skip")
         self.live = not quiet and not no_progress and sys.stderr.isatty()
         self.problems = 0
         self._once: dict[tuple[str, str], _Said] = {}
@@ -181,6 +188,8 @@ class Console:
             )
         if tally.failed:
             parts.append(f"{tally.failed:,} failed")
+        if tally.not_followed:
+            parts.append(f"{plural(tally.not_followed, 'sitemap')} skipped by {self.rules}")
         dropped = sum(tally.dropped.values())
         if dropped:
             parts.append(

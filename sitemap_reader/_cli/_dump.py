@@ -160,7 +160,7 @@ def _dump(
     since: datetime | None = args.since
     # Entries with no lastmod pass --since unless --since-strict.
     undated = not args.since_strict
-    console = Console(args.quiet, args.no_progress, feed=feed)
+    console = Console(args.quiet, args.no_progress, feed=feed, rules=_options.rules_named(args))
 
     def kept(record: Any) -> bool:
         lastmod = record.lastmod

@@ -17,14 +17,19 @@ from .._base._sources import check_source, is_url
 from ._values import (
     AGE_DURATIONS,
     KEEP,
+    PACE_DURATIONS,
     REQUEST_DURATIONS,
     RUN_DURATIONS,
     age,
     base_url,
     deadline,
+    header,
     natural,
+    pattern,
+    pause,
     positive,
     positive_duration,
+    proxy,
     share,
     size,
     wait,
@@ -211,7 +216,8 @@ _DOCUMENT_LIMITS: tuple[tuple[str, Callable[[str], int], str, str], ...] = (
 
 
 def add_reading_options(command: argparse.ArgumentParser) -> None:
-    """Scope, limits, budgets, the network and the console: every command that reads."""
+    """Scope, the children followed, limits, pace, budgets, the network and the console:
+    every command that reads."""
     command.add_argument(
         "--scope",
         choices=[p.value for p in sr.ScopePolicy],
@@ -225,6 +231,25 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--per-host", type=positive, metavar="N", help="requests in flight to one host (4)"
+    )
+    command.add_argument(
+        "--delay",
+        type=pause,
+        metavar="DURATION",
+        help=f"the least time between the starts of two requests to one host: {PACE_DURATIONS} (0)",
+    )
+    command.add_argument(
+        "--obey-crawl-delay",
+        action="store_true",
+        help="wait at least robots.txt's Crawl-delay (of the group naming the user agent, else "
+        "*) between the requests to its host",
+    )
+    command.add_argument(
+        "--max-delay",
+        type=pause,
+        metavar="DURATION",
+        help="the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its host "
+        "for the rest of the run (30s)",
     )
     command.add_argument(
         "--timeout",
@@ -255,12 +280,50 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
     for name, kind, metavar, text in _BUDGETS:
         budgets.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar, help=text)
     command.add_argument(
+        "--follow",
+        action="append",
+        type=pattern,
+        metavar="REGEX",
+        help="fetch a child sitemap (named by an index or robots.txt) only if its URL matches "
+        "REGEX (Python re.search; repeatable: any may match); the sources are always read",
+    )
+    command.add_argument(
+        "--skip",
+        action="append",
+        type=pattern,
+        metavar="REGEX",
+        help="do not fetch a child sitemap whose URL matches REGEX (repeatable); it is "
+        "reported skipped, and with --state its URLs are kept, not taken as removed",
+    )
+    command.add_argument(
         "--allow-private",
         action="store_true",
         help="let documents send the reader to loopback, private and link-local addresses "
         "(the SSRF guard; the sources' own hosts are always allowed)",
     )
     command.add_argument("--user-agent", metavar="UA", help="the User-Agent header")
+    command.add_argument(
+        "--header",
+        type=header,
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="send this header with every request (robots.txt, probes, sitemaps, redirect "
+        "hops); repeatable. Authorization, Cookie and Proxy-Authorization are not sent on "
+        "after a redirect to another host, and are masked in messages",
+    )
+    command.add_argument(
+        "--proxy",
+        type=proxy,
+        metavar="URL",
+        help="send every request through this http proxy, for http and https targets "
+        "(http://[user:password@]host:port); the SSRF guard still judges the targets",
+    )
+    command.add_argument(
+        "--trust-env",
+        action="store_true",
+        help="use HTTP_PROXY, HTTPS_PROXY, NO_PROXY and .netrc as curl does (off: a run does "
+        "not change with the environment); --proxy wins over them",
+    )
     command.add_argument(
         "--no-probe",
         action="store_true",
@@ -309,23 +372,34 @@ def config(
     if args.cut_at_max_urls:
         limits = dataclasses.replace(limits, cut_at_max_urls=True)
     timeouts = _given(base.timeouts, request=args.timeout)
+    pace = _given(base.pace, delay=args.delay, max_delay=args.max_delay)
     if args.deadline is not KEEP:
         timeouts = dataclasses.replace(timeouts, deadline=args.deadline)
     settings: dict[str, Any] = {
         "limits": limits,
         "timeouts": timeouts,
+        "pace": dataclasses.replace(pace, obey_crawl_delay=args.obey_crawl_delay),
         "scope": sr.ScopePolicy(args.scope),
         "resolve_relative": args.resolve_relative,
         "allow_private": args.allow_private,
+        "headers": tuple(args.header or ()),
+        "proxy": args.proxy,
+        "trust_env": args.trust_env,
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent
+    if args.header:
+        settings["headers"] = tuple(args.header)
     if args.workers is not None:
         settings["workers"] = args.workers
     if args.no_probe:
         settings["well_known_paths"] = ()
     if args.base_url is not None:
         settings["base_url"] = args.base_url
+    if args.follow or args.skip:
+        settings["follow"] = sr.FollowRules(
+            follow=tuple(args.follow or ()), skip=tuple(args.skip or ())
+        )
     incremental = _given(
         base.incremental,
         max_age=args.max_age,
@@ -344,6 +418,11 @@ def config(
             "need --state"
         )
     return dataclasses.replace(base, **settings)
+
+
+def rules_named(args: argparse.Namespace) -> str:
+    """The options that choose children, as the summary names them ('' when neither)."""
+    return " and ".join(f"--{name}" for name in ("follow", "skip") if getattr(args, name))
 
 
 if TYPE_CHECKING:

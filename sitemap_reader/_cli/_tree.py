@@ -1,5 +1,6 @@
 """``sitemap-reader tree``: the sitemap hierarchy, one line per document with its counts,
-lastmod, status and problems, drawn once the walk is done."""
+lastmod, status and problems (and, for a child not followed, the rule that skipped it),
+drawn once the walk is done."""
 
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     args.sources = _options.sources(args)
     # A look at the feed: what it counts stays pending for the next dump --changes.
     config = _options.config(args, changes=args.changes, peek=True)
-    console = Console(args.quiet, args.no_progress, feed=args.changes)
+    console = Console(
+        args.quiet, args.no_progress, feed=args.changes, rules=_options.rules_named(args)
+    )
     reports: list[sr.SitemapVisited] = []
     # --changes: per sitemap (as the feed names it), how many URLs changed, by kind.
     changed: dict[str, Counter[str]] = {}
@@ -99,6 +102,8 @@ def print_tree(
             line += "  " + ", ".join(f"{counts[k]:,} {k}" for k in ("new", "modified", "removed"))
         out.write(f"{prefix}{branch}{line}\n")
         inner = prefix + ("" if top else ("    " if last else "│   "))
+        if report.not_followed is not None:
+            out.write(f"{inner}  - not followed: {report.not_followed}\n")
         for problem in report.problems:
             out.write(f"{inner}  ! {_problem(problem, report)}\n")
         if report.lastmods is not None and report.lastmods.reasons:

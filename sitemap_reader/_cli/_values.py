@@ -1,4 +1,5 @@
-"""The value types of the options: counts, sizes, durations, dates and base URLs, each refused
+"""The value types of the options: counts, sizes, durations, dates, patterns, base URLs,
+headers and proxies, each refused
 with a message that says what to write (argparse prints it as ``argument --x: message``)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import sitemap_reader as sr
 
+from .._base._request import check_proxy, parse_header
 from .._base._sources import check_base_url
 
 KEEP: Any = object()  # an option left out: the config's default stands
@@ -68,6 +70,7 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 REQUEST_DURATIONS = "30s, 2m or plain seconds"
 RUN_DURATIONS = "30m, 2h, 1d or plain seconds"
 AGE_DURATIONS = "12h, 7d, 2w or plain seconds"
+PACE_DURATIONS = "0.5s, 2s, 1m or plain seconds"
 
 
 def _seconds(text: str) -> float | None:
@@ -91,6 +94,11 @@ def age(text: str) -> float:
 def wait(text: str) -> float:
     """How long to wait for another run's state file (--wait): minutes to hours."""
     return _duration(text, RUN_DURATIONS)
+
+
+def pause(text: str) -> float:
+    """A pause from 0 between two requests to one host (--delay, --max-delay): seconds."""
+    return _duration(text, PACE_DURATIONS)
 
 
 def positive_duration(text: str) -> float:
@@ -124,6 +132,32 @@ def since(text: str) -> datetime:
             f"{text!r} is neither a date (2024-05-01) nor a duration back from now (7d, 12h)"
         )
     return value
+
+
+def pattern(text: str) -> str:
+    """A regular expression (Python's ``re``), checked here so a bad one is a usage error."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    return text
+
+
+def header(text: str) -> tuple[str, str]:
+    """A request header, ``'Name: value'``."""
+    try:
+        return parse_header(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def proxy(text: str) -> str:
+    """An http:// proxy URL, credentials allowed in it (never printed unmasked)."""
+    try:
+        check_proxy(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def base_url(text: str) -> str:

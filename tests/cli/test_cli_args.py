@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
+import sitemap_reader as sr
 from sitemap_reader._cli import _build_parser, _options, main
+from sitemap_reader._cli._values import PACE_DURATIONS
 from tests.support.cli import run_cli
 from tests.support.http_site import Served, ThreadedServer, closed_port, text, urlset, xml
 
@@ -154,6 +156,10 @@ def test_a_file_url_is_read_as_that_file(
         (
             ["dump", "--base-url", "ftp://x/", "x.xml"],
             "argument --base-url: 'ftp://x/' is no http(s) URL",
+        ),
+        (
+            ["dump", "--delay", "soon", "x.xml"],
+            "argument --delay: 'soon' is not a duration (try " + PACE_DURATIONS + ")",
         ),
         (["tree"], "the following arguments are required: SOURCE (or --sites FILE)"),
         (["tree", "x.xml", "--since-strict"], "unrecognized arguments: --since-strict"),
@@ -369,3 +375,26 @@ def test_base_url_gives_a_local_file_a_location(
 
     assert main([*argv, "--scope", "off", "--format", "txt"]) == 0
     assert len(capsys.readouterr().out.split()) == 4
+
+
+def test_the_pace_options_give_the_configs_pace() -> None:
+    args = _build_parser().parse_args(["check", "x.xml"])
+    assert _options.config(args).pace == sr.Pace()
+    args = _build_parser().parse_args(
+        ["tree", "x.xml", "--delay", "0.5", "--obey-crawl-delay", "--max-delay", "1m"]
+    )
+    assert _options.config(args).pace == sr.Pace(delay=0.5, obey_crawl_delay=True, max_delay=60)
+
+
+def test_dump_obeys_crawl_delay_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """robots.txt asks sitemap-reader for 0.4 s between requests: the server's log shows it."""
+    with ThreadedServer() as s:
+        s.add(
+            "/robots.txt",
+            text(f"User-agent: sitemap-reader\nCrawl-delay: 0.4\nSitemap: {s.a('/s.xml')}\n"),
+        )
+        s.add("/s.xml", xml(urlset(s.a("/1"))))
+        code = main(["dump", "--format", "txt", "--obey-crawl-delay", "--no-progress", s.a("/")])
+    assert (code, capsys.readouterr().out) == (0, f"{s.a('/1')}\n")
+    first, second = (hit.at for hit in s.site.hits)
+    assert second - first >= 0.25  # arrivals lag starts by a varying latency: a lower bound

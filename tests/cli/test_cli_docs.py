@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.cli.test_cli_help import HELP
+from tests.support.help_pins import HELP
 
 ROOT = Path(__file__).resolve().parents[2]
 

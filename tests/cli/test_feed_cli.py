@@ -10,14 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitemap_reader._cli import main
+from tests.support.cli import main_captured as cli
 from tests.support.http_site import ThreadedServer, serve_index
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    got = capsys.readouterr()
-    return code, got.out, got.err
 
 
 def test_tree_changes_counts_what_changed_per_sitemap(

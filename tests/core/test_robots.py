@@ -1,10 +1,16 @@
-"""Sitemap: lines of robots.txt files, on the real files of the corpus."""
+"""Sitemap: lines of robots.txt files, on the real files of the corpus, and the Crawl-delay
+of the reader's group."""
 
 from __future__ import annotations
 
 import pytest
 
-from sitemap_reader._core._formats._robots import sitemap_urls
+from sitemap_reader._core._formats._robots import (
+    CrawlDelay,
+    crawl_delay,
+    product_token,
+    sitemap_urls,
+)
 from tests.support.helpers import CORPUS, needs_corpus
 
 ROBOTS = "https://site.example/robots.txt"
@@ -78,3 +84,46 @@ def test_a_faulty_sitemap_line_is_placed_by_its_line_field() -> None:
         ("invalid-loc", 5),
     ]
     assert found.problems[0].message.startswith("line 3: ")  # the words keep it for people
+
+
+# -- Crawl-delay: the group of the reader's product token, else * (RFC 9309 section 2.2.1) -------
+
+UA = "sitemap-reader/2.0 (+https://pypi.org/project/sitemap-reader/)"
+
+
+@pytest.mark.parametrize(
+    ("body", "seconds"),
+    [
+        ("User-agent: *\nCrawl-delay: 2\n", 2.0),
+        # The product's own group wins, wherever it stands, in any case, with a version.
+        ("User-agent: *\nCrawl-delay: 2\n\nUser-agent: Sitemap-Reader/1\nCrawl-delay: 0.5\n", 0.5),
+        # ... and replaces * wholly: it sets no Crawl-delay, so none applies.
+        ("User-agent: *\nCrawl-delay: 2\n\nuser-agent: sitemap-reader\nDisallow: /x\n", None),
+        # Several user-agent lines open one group; a Sitemap line between them does not end it.
+        (
+            (
+                "User-agent: otherbot\nSitemap: https://a.example/s.xml\n"
+                "User-agent: sitemap-reader\ncrawl_delay : 3 # slow down\n"
+            ),
+            3.0,
+        ),
+        # Another crawler's group, and a Crawl-delay before any group, do not apply.
+        ("Crawl-delay: 9\nUser-agent: otherbot\nCrawl-delay: 7\n", None),
+        ("\ufeffUser-agent: sitemap-readerx\nCrawl-delay: 7\nUser-agent: *\nCrawl-delay: 1\n", 1.0),
+        ("Sitemap: https://a.example/s.xml\n", None),
+    ],
+)
+def test_the_crawl_delay_of_the_readers_group(body: str, seconds: float | None) -> None:
+    found = crawl_delay(body.encode(), UA)
+    assert (None if found is None else found.seconds) == seconds
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "inf", "nan", ""])
+def test_a_crawl_delay_that_is_no_number_of_seconds_says_its_line(value: str) -> None:
+    found = crawl_delay(f"User-agent: *\nDisallow:\nCrawl-delay: {value}\n", UA)
+    assert found == CrawlDelay(None, 3, value)
+
+
+def test_the_product_token_of_a_user_agent() -> None:
+    assert product_token(UA) == "sitemap-reader"
+    assert product_token("  MyBot_2/1.0") == "mybot_2"

@@ -9,9 +9,11 @@ machine reads without Dask: ``read_dataframe_sync`` and ``walk_sync`` over the s
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import subprocess
 import sys
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -23,21 +25,24 @@ import pytest
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
+import dask
 import dask.bag as db
 import pandas as pd
 from dask.base import compute
 from distributed import Client, LocalCluster, get_task_stream
 
-from sitemap_reader import Leaf, Problem, read_dataframe_sync, walk_sync
+from sitemap_reader import ChildSitemap, FollowRules, Leaf, Problem, read_dataframe_sync, walk_sync
 from sitemap_reader.dask import problem_schema, read_sites
 from tests.support.http_site import (
     FAST,
+    Flights,
     Served,
     ThreadedServer,
     closed_port,
     gz_file,
     rss,
     sitemapindex,
+    slow,
     status,
     text,
     text_sitemap,
@@ -197,6 +202,37 @@ def test_union_of_partitions_is_the_single_machine_read(client: Client, sites: S
     assert any(site == cut.a("/") and kind == "truncated" for site, _, kind, _ in expected)
 
 
+def _gzipped(child: ChildSitemap) -> bool:
+    return child.depth == 0 or child.url.endswith(".gz")  # the index, and its .gz leaves
+
+
+@pytest.mark.parametrize(
+    "follow",
+    [
+        FollowRules(skip=(r"part-\d+\.xml$",)),
+        _gzipped,
+        lambda child: child.depth == 0 or child.url.endswith(".gz"),  # cloudpickled
+    ],
+    ids=["rules", "function", "lambda"],
+)
+def test_follow_travels_to_the_workers(client: Client, sites: Sites, follow: object) -> None:
+    """ReaderConfig.follow goes with the config to the discovery tasks on the workers: the
+    leaves it refuses are never requested, at discovery or after."""
+    config = dataclasses.replace(CONFIG, follow=follow)  # type: ignore[arg-type]
+    before = sites.leaf_counts()
+
+    with get_task_stream(client) as stream:
+        entries, _ = read_sites([sites.large.a("/")], config=config)
+        got = entries.compute()
+
+    assert {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
+    assert any(str(t["key"]).startswith("sitemap-reader-discover-") for t in stream.data)
+    gzipped = [i % 2 for i in range(LARGE_LEAVES)]
+    assert _more(sites.leaf_counts(), before) == [2 * g for g in gzipped]
+    assert len(got) == sum(gzipped) * LARGE_URLS
+    assert set(got.sitemap) == {sites.large.a(p) for p in sites.leaf_paths() if p.endswith(".gz")}
+
+
 def test_to_parquet_lands_the_dataset_reading_each_leaf_once(
     client: Client, sites: Sites, tmp_path: Path
 ) -> None:
@@ -265,6 +301,28 @@ def test_incremental_state_per_site_fetches_only_what_changed(
         assert {p: n for p, n in fetched.items() if p.startswith("/leaf-")} == {"/leaf-2.xml": 1}
 
 
+def test_request_headers_travel_to_every_task(client: Client) -> None:
+    """The config's headers, pickled to the workers, reach discovery's and the leaf tasks'
+    requests alike (credentials too: all on one host)."""
+    config = dataclasses.replace(
+        CONFIG, headers=(("X-Trace", "dask-1"), ("Authorization", "Bearer d4sk"))
+    )
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+        s.add("/index.xml", xml(sitemapindex(*(s.a(f"/leaf-{i}.xml") for i in range(3)))))
+        for i in range(3):
+            s.add(f"/leaf-{i}.xml", xml(urlset(s.a(f"/{i}"))))
+        entries, problems = read_sites([s.a("/")], config=config, batch_small=1)
+        rows, problem_rows = compute(entries, problems)
+        assert sorted(rows["loc"]) == [s.a(f"/{i}") for i in range(3)] and problem_rows.empty
+        leaves = [h for h in s.site.hits if h.path.startswith("/leaf-")]
+        assert {h.path for h in leaves} == {f"/leaf-{i}.xml" for i in range(3)}
+        assert {h.path for h in s.site.hits} >= {"/robots.txt", "/index.xml"}
+        for hit in s.site.hits:
+            assert hit.headers["X-Trace"] == "dask-1", hit.path
+            assert hit.headers["Authorization"] == "Bearer d4sk", hit.path
+
+
 def test_sites_as_series_and_bad_input(client: Client, sites: Sites) -> None:
     """A pandas Series is read like a list (repeats and blanks dropped); a site that is not
     an http(s) URL, or the change feed, is refused."""
@@ -280,6 +338,107 @@ def test_sites_as_series_and_bad_input(client: Client, sites: Sites) -> None:
     )
     with pytest.raises(ValueError, match="change feed"):
         read_sites(small, config=feed)
+
+
+SHARED_SITES = 4  # on one host: one server, a path prefix each
+SHARED_LEAVES = 3  # per site
+SHARED_URLS = 50  # per leaf
+
+
+@pytest.fixture
+def one_host() -> Iterator[tuple[Served, Flights]]:
+    """Four sites on one host (127.0.0.1:port), each an index of three slow leaves; every
+    request is logged with its start and end."""
+    flights = Flights()
+    with ThreadedServer() as s:
+        for k in range(SHARED_SITES):
+            leaves = [f"/s{k}/leaf-{j}.xml" for j in range(SHARED_LEAVES)]
+            s.add(f"/s{k}/index.xml", flights.around(xml(sitemapindex(*map(s.a, leaves)))))
+            for leaf in leaves:
+                body = urlset(*(s.a(f"{leaf}/{n}") for n in range(SHARED_URLS)))
+                s.add(leaf, flights.around(slow(xml(body), 0.15)))
+        yield s, flights
+
+
+def test_per_host_bounds_the_requests_to_a_host_across_the_cluster(
+    client: Client, one_host: tuple[Served, Flights]
+) -> None:
+    """Sites sharing a host share its turns: with ``per_host=2`` the server never answers
+    more than two requests at once, though tasks on both workers read it; without the
+    cluster-wide bound each task's own two at a time add up past it."""
+    s, flights = one_host
+    sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
+    # Each task's reader sends two at a time to a host: the bound alone no longer holds
+    # once two tasks run at once.
+    config = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
+
+    def read(per_host: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        entries, problems = read_sites(  # two tasks of each stage
+            sites, config=config, per_host=per_host, sites_per_task=2, batch_small=SHARED_LEAVES
+        )
+        rows, problem_frame = compute(entries, problems)
+        return rows, problem_frame
+
+    with get_task_stream(client) as stream:
+        rows, problem_frame = read(2)
+
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS and problem_frame.empty
+    # Each index once; each leaf twice (its first bytes in discovery, then its read).
+    assert Counter(Counter(f.path for f in flights.log).values()) == Counter(
+        {1: SHARED_SITES, 2: SHARED_SITES * SHARED_LEAVES}
+    )
+    assert flights.most_at_once() == 2
+    ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-")]
+    assert {str(t["key"]).split("-")[2] for t in ran} == {"discover", "leaves"}
+    assert len({t["worker"] for t in ran}) == 2
+
+    flights.log.clear()
+    rows, _ = read(None)
+
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
+    assert flights.most_at_once() > 2
+
+
+def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -> None:
+    """Without a distributed cluster the tasks are threads of this process: the bound is
+    this process's, and holds across three of them at once."""
+    s, flights = one_host
+    sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
+    config = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
+
+    with dask.config.set(scheduler="threads", num_workers=3):
+        entries, _ = read_sites(sites, config=config, per_host=2, sites_per_task=1, batch_small=1)
+        rows = entries.compute()
+
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
+    assert flights.most_at_once() == 2
+
+
+async def test_a_cancelled_wait_gives_back_the_turn_it_gets() -> None:
+    """A request cancelled while it waits for a turn (its run stopped) cannot call off the
+    blocking wait under way: the turn that wait gets is given back, and the host's one turn
+    is free again."""
+    from sitemap_reader.dask import _ClusterGate
+
+    gate = _ClusterGate(1)  # no cluster here: this process's semaphore
+    host = f"cancelled-{uuid.uuid4().hex}:80"  # process-wide: a name of this test's own
+    assert await gate.enter(host, None)
+    waiting = asyncio.create_task(gate.enter(host, None))
+    for _ in range(10):  # until it waits on its thread
+        await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+
+    gate.leave(host)
+
+    assert await gate.enter(host, 5.0)
+    gate.leave(host)
+
+
+def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
+    with pytest.raises(ValueError, match="per_host must be at least 1, not 0"):
+        read_sites(sites.urls, config=CONFIG, per_host=0)
 
 
 def test_import_sitemap_reader_needs_no_dask() -> None:

@@ -31,6 +31,7 @@ from tests.support.http_site import (
     text,
     xml,
 )
+from tests.support.scrapy_crawl import SITEMAP_HEADER
 
 ROOT = Path(__file__).resolve().parents[2]
 CRAWL_TIMEOUT = 120  # seconds; a crawl of this site takes about two
@@ -93,6 +94,9 @@ def pages_by_url(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return pages
 
 
+PAGES = ("/blog/a", "/de/blog/a", "/blog/b", "/blog/news", "/shop/1", "/shop/2")
+
+
 def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     """robots.txt -> index -> children, read by the reader inside Scrapy's start(): every page
     the rules, follow and filter keep is requested once with its entry in meta, and nothing else."""
@@ -136,7 +140,7 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     served.add(
         "/sitemap-guarded.xml", xml(SITEMAP_HEAD + url(served.b("/blog/guarded")) + "</urlset>\n")
     )
-    serve_pages(served, "/blog/a", "/de/blog/a", "/blog/b", "/blog/news", "/shop/1", "/shop/2")
+    serve_pages(served, *PAGES)
 
     result = crawl(tmp_path / "out.json", a("/"), "--alternates")
     pages = pages_by_url(result)
@@ -158,13 +162,19 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     sitemaps = ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml")
     for path in sitemaps:
         assert served.count(path) == 1, path
-    # Unlike SitemapSpider, the reader reads a sitemap sitemap_follow refuses (no requests).
-    assert served.count("/sitemap-archive.xml") == 1
+    # As with SitemapSpider, a sitemap sitemap_follow refuses is not downloaded at all.
+    assert served.count("/sitemap-archive.xml") == 0
+    assert result["stats"]["sitemap_reader/sitemaps/skipped"] == 1
+    # sitemap_config's request settings reach every sitemap request; the pages are Scrapy's.
+    for hit in served.site.hits:
+        sent = hit.headers.get(SITEMAP_HEADER[0])
+        assert sent == (None if hit.path in PAGES else SITEMAP_HEADER[1]), hit.path
     assert pages[a("/blog/news")]["sitemap"] == a("/sitemap-news.xml")
     assert result["stats"]["sitemap_reader/requests"] == len(pages)
     fetched = [d["url"] for d in result["downloaded"] if not d["page"]]
     assert sorted(fetched) == sorted(
-        a(p) for p in (*sitemaps, "/sitemap-shop.xml.gz", "/sitemap-archive.xml")
+        a(p)
+        for p in (*sitemaps, "/sitemap-shop.xml.gz")  # not the refused archive
     )
     assert result["stats"]["downloader/request_count"] == len(pages) + len(fetched)
     assert result["started"] == []  # handed to the scheduler in bulk, not yielded one by one

@@ -47,9 +47,11 @@ class Logged:
         self._inner = AiohttpTransport(session)
         self.gets: list[tuple[str, dict[str, str]]] = []
 
-    async def get(self, url: str, headers: Mapping[str, str]) -> TransportResponse:
+    async def get(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> TransportResponse:
         self.gets.append((url, dict(headers)))
-        return await self._inner.get(url, headers)
+        return await self._inner.get(url, headers, proxy=proxy)
 
     @property
     def urls(self) -> list[str]:

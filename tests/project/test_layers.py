@@ -51,6 +51,7 @@ CLI_GLUE: dict[str, frozenset[str]] = {
     "_base._cores": frozenset({"available_cores"}),
     "_base._gc": frozenset({"few_collections"}),
     "_base._replacement": frozenset({"Replacement"}),
+    "_base._request": frozenset({"check_proxy", "parse_header"}),
     "_base._sources": frozenset({"check_base_url", "check_source", "is_url"}),
     "_base._words": frozenset({"plural"}),
     "_check._report": frozenset({"render_report"}),
@@ -230,3 +231,35 @@ def test_the_rules_catch_a_violation(
         assert any(layer_of(f.module) not in may_import(layer_of(module)) for f in found)
     else:
         assert any(_private(f.name) for f in found)
+
+
+# -- the tests mirror the code: test modules share code only through tests/support ----------
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _test_modules_imported(path: Path) -> list[str]:
+    """The test modules (``test_*``) ``path`` imports, by their dotted names."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        found += [n for n in names if n.startswith("tests.") and ".test_" in n]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """What two test modules share lives in tests/support/, never in a test module."""
+    imports = {
+        str(path.relative_to(TESTS)): _test_modules_imported(path)
+        for path in sorted(TESTS.rglob("*.py"))
+    }
+    assert {name: found for name, found in imports.items() if found} == {}
+
+
+def test_the_test_folders_mirror_the_layers() -> None:
+    """tests/ has a folder per layer (and support, integrations, project), no test at its top."""
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert {"base", "core", "check", "io", "api", "output", "cli", "support"} <= folders
+    assert sorted(p.name for p in TESTS.glob("test_*.py")) == []

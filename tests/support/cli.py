@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from sitemap_reader._cli import main
 
 
@@ -35,3 +37,11 @@ def stderr_lines(err: str) -> list[str]:
 async def cli(*argv: str) -> int:
     """``main(argv)`` on a worker thread, so the test's loop keeps serving meanwhile."""
     return await asyncio.to_thread(main, list(argv))
+
+
+def main_captured(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``main(argv)`` in this thread: its exit status, stdout and stderr."""
+    capsys.readouterr()
+    code = main(list(argv))
+    got = capsys.readouterr()
+    return code, got.out, got.err

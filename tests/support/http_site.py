@@ -2,8 +2,8 @@
 
 A :class:`Site` is a table of ``(host, path) -> handler`` looked up at request time, so a
 test starts the server first (to learn its port) and then fills the table with documents
-that name real URLs. Every request is logged (host, path and query) so tests can count
-what the reader fetched. ``127.0.0.1`` and ``localhost`` reach the same server; routes may
+that name real URLs. Every request is logged (host, path and query, headers) so tests can
+count what the reader fetched and see what it sent. ``127.0.0.1`` and ``localhost`` reach the same server; routes may
 be bound to one host name, which makes cross-host cases real.
 
 Handlers are built by small functions: documents (:func:`xml`, :func:`gz_file`,
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from aiohttp import web
+from multidict import CIMultiDict
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import (
@@ -290,6 +291,52 @@ def gated(handler: Handler, gate: threading.Event, *, timeout: float = 5.0) -> H
     return handle
 
 
+@dataclass(frozen=True)
+class Flight:
+    """One request as a :class:`Flights` handler answered it."""
+
+    path: str
+    start: float  # time.monotonic() when the handler began
+    end: float  # time.monotonic() when the whole body was written (or the client left)
+
+
+@dataclass
+class Flights:
+    """A log of the requests answered through :meth:`around`, to count how many were in
+    flight at once (the server runs on one loop: no lock is needed)."""
+
+    log: list[Flight] = field(default_factory=list)
+
+    def around(self, handler: Handler) -> Handler:
+        """``handler``, its request logged from its start until its body is written."""
+
+        async def handle(request: web.Request) -> web.StreamResponse:
+            start = time.monotonic()
+            try:
+                response = await handler(request)
+                if not response.prepared:  # send it here, so the end is the body's end
+                    await response.prepare(request)
+                    await response.write_eof()
+                return response
+            finally:
+                self.log.append(Flight(request.path_qs, start, time.monotonic()))
+
+        return handle
+
+    def most_at_once(self) -> int:
+        """The most requests in flight at one time, counted from the log (an end at the
+        same instant as a start counts first: the two did not overlap)."""
+        events = sorted(
+            [(f.start, 1) for f in self.log] + [(f.end, -1) for f in self.log],
+            key=lambda event: (event[0], event[1]),
+        )
+        most = now = 0
+        for _, step in events:
+            now += step
+            most = max(most, now)
+        return most
+
+
 # -- the site ------------------------------------------------------------------------------
 
 
@@ -304,7 +351,7 @@ class Hit:
     host: str  # the Host header's name (127.0.0.1 or localhost), without the port
     path: str  # path and query, as sent
     at: float  # time.monotonic() when it arrived
-    headers: dict[str, str] = field(default_factory=dict)  # as sent, names in lower case
+    headers: CIMultiDict[str] = field(default_factory=CIMultiDict)  # as received
 
 
 @dataclass
@@ -332,9 +379,9 @@ class Site:
         """Every requested path, in order (on ``host``, or on any host)."""
         return [h.path for h in self.hits if host is None or h.host == host]
 
-    def headers(self, path: str) -> list[dict[str, str]]:
-        """The headers of each request for ``path``, in order (names in lower case)."""
-        return [h.headers for h in self.hits if h.path == path]
+    def headers(self, path: str, *, host: str | None = None) -> list[CIMultiDict[str]]:
+        """The headers of each request for ``path`` (on ``host``, or on any host), in order."""
+        return [h.headers for h in self.hits if h.path == path and (host is None or h.host == host)]
 
     def times(self, path: str) -> list[float]:
         return [h.at for h in self.hits if h.path == path]
@@ -348,8 +395,7 @@ class Site:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         host = (request.host or "").rsplit(":", 1)[0]
         path = request.path_qs
-        headers = {name.lower(): value for name, value in request.headers.items()}
-        self.hits.append(Hit(host, path, time.monotonic(), headers))
+        self.hits.append(Hit(host, path, time.monotonic(), request.headers.copy()))
         handler = self.routes.get((host, path)) or self.routes.get((None, path))
         response: web.StreamResponse
         if handler is None:

@@ -31,9 +31,12 @@ from sitemap_reader.scrapy import SitemapReaderSpider
 
 # The SSRF guard stays on (allow_private is False): it trusts 127.0.0.1, the source's host,
 # and refuses localhost, which only a document names.
+# The header marks the sitemap requests, which the reader makes (the pages' are Scrapy's).
+SITEMAP_HEADER = ("X-Sitemap-Run", "scrapy-1")
 CONFIG = ReaderConfig(
     timeouts=Timeouts(connect=2.0, read=2.0, request=10.0, deadline=30.0),
     retry=RetryPolicy(backoff=0.01, max_backoff=0.05),
+    headers=(SITEMAP_HEADER,),
 )
 FILTERED_BEFORE = datetime.fromisoformat("2020-01-01T00:00:00+00:00")
 CRAWL_HEADER = ("X-Crawl", "scrapy-defaults")  # DEFAULT_REQUEST_HEADERS: on every request

@@ -1,4 +1,5 @@
-"""``Sitemap:`` lines of a robots.txt (RFC 9309 section 2.2.4; sitemaps.org#submit_robots).
+"""``Sitemap:`` lines of a robots.txt (RFC 9309 section 2.2.4; sitemaps.org#submit_robots),
+and the ``Crawl-delay`` of the reader's group.
 
 Lenient as crawlers are: any case, any place in the file and outside user-agent groups, a
 BOM, CRLF or CR line ends, comments, trailing spaces, and the misspellings real files carry
@@ -8,6 +9,7 @@ robots.txt URL and reported; a value that still is no http(s) URL is reported an
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -90,3 +92,70 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
         seen.add(url)
         refs.append(SitemapRef(loc=url, lastmod=None, source=robots_url))
     return RobotsSitemaps(tuple(refs), tuple(problems))
+
+
+# -- Groups (RFC 9309 section 2.1): one or more user-agent lines, then their rules. Sitemap
+# lines belong to no group and do not end one.
+_LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z_ -]*?)[ \t]*:(.*)")
+_PRODUCT = re.compile(r"[A-Za-z0-9_-]+")  # RFC 9309 has letters, _ and -; real names add digits
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlDelay:
+    """The ``Crawl-delay`` line that applies to the reader: ``seconds`` is None when its
+    value is no number of seconds (the caller says so, naming ``line`` and ``value``)."""
+
+    seconds: float | None
+    line: int
+    value: str
+
+
+def product_token(user_agent: str) -> str:
+    """The product token a robots.txt group names a crawler by (RFC 9309 section 2.2.1):
+    ``sitemap-reader`` of ``sitemap-reader/1.0 (+https://...)``, lower-cased."""
+    match = _PRODUCT.match(user_agent.strip())
+    return "" if match is None else match[0].lower()
+
+
+def crawl_delay(body: bytes | str, user_agent: str) -> CrawlDelay | None:
+    """The first ``Crawl-delay`` of the groups that name ``user_agent``'s product token
+    (case-insensitively), else of the ``*`` groups; None when that group sets none. As
+    RFC 9309 section 2.2.1 has it, a group for the product token replaces ``*`` wholly."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    product = product_token(user_agent)
+    named: list[tuple[int, str]] = []  # the Crawl-delay lines of the product's groups
+    anyone: list[tuple[int, str]] = []  # ... of the * groups
+    has_group = False  # some group names the product: the * groups do not apply
+    agents: set[str] = set()
+    in_agents = False  # the last group line was a user-agent line
+    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        match = _LINE.match(raw.split("#", 1)[0])  # '#' starts a comment on group lines
+        if match is None:
+            continue
+        key, value = match[1].lower().replace("_", "-"), match[2].strip()
+        if key == "user-agent":
+            if not in_agents:
+                agents = set()
+            token = "*" if value == "*" else product_token(value)
+            agents.add(token)
+            has_group = has_group or (bool(product) and token == product)
+            in_agents = True
+        elif _DIRECTIVE.match(raw) is None:  # any rule but Sitemap ends the user-agent lines
+            in_agents = False
+            if key == "crawl-delay" and product and product in agents:
+                named.append((number, value))
+            elif key == "crawl-delay" and "*" in agents:
+                anyone.append((number, value))
+    found = named if has_group else anyone
+    if not found:
+        return None
+    number, value = found[0]
+    return CrawlDelay(_seconds(value), number, value)
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None

@@ -3,6 +3,7 @@
 A child is judged by its depth, by its index's scope (which sitemaps an index may name,
 docs/configuration.md, "Which URLs are kept") and by its lineage: an index naming one of its own
 ancestors is a cycle. A redirect is judged the same way once it is known where it leads.
+Then the caller has its say (``ReaderConfig.follow``), for a child of an index or a robots.txt.
 Duplicates and budgets are the frontier's to judge: they depend on the whole run.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Container
 from dataclasses import dataclass
 
+from ..._base._follow import ChildSitemap, FollowPredicate, refusal_of
 from ..._base._models import Problem, ProblemKind, SitemapRef, Status
 from ..._base._words import plural
 from ._jobs import Job, normalise
@@ -51,6 +53,16 @@ def judge_child(
             message=f"not read again: {ref.source} names its own ancestor (a cycle)",
         )
     return None
+
+
+def judge_follow(follow: FollowPredicate | None, ref: SitemapRef, depth: int) -> str | None:
+    """None when the caller lets ``ref`` (named at ``depth`` by ``ref.source``) be fetched;
+    else why not, in words."""
+    if follow is None:
+        return None
+    return refusal_of(
+        follow, ChildSitemap(url=ref.loc, parent=ref.source, depth=depth, lastmod=ref.lastmod)
+    )
 
 
 def judge_hop(job: Job, target: str, key: str, seen: Container[str]) -> Refusal | None:

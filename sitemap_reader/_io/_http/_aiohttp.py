@@ -25,19 +25,23 @@ class AiohttpTransport:
 
     def __init__(self, session: aiohttp.ClientSession, *, connect: float | None = None) -> None:
         self._session = session
+        self.trust_env = session.trust_env  # it reads the environment's proxies itself
         # aiohttp's 'connect' would count the pool's queue too: sock_connect times the
         # connect alone.
         self._timeout = aiohttp.ClientTimeout(
             total=None, connect=None, sock_connect=connect, sock_read=None
         )
 
-    async def get(self, url: str, headers: Mapping[str, str]) -> AiohttpResponse:
+    async def get(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> AiohttpResponse:
         try:
             response = await self._session.get(
                 url,
                 allow_redirects=False,  # the reader follows them, vetting each hop
                 timeout=self._timeout,
-                headers=dict(headers),
+                headers=headers,  # a multidict's repeats are kept
+                proxy=proxy,
                 auto_decompress=False,  # the reader undoes Content-Encoding (see ._fetch)
             )
         except aiohttp.ClientConnectorError as exc:
@@ -119,7 +123,10 @@ def could_not_connect(error: Exception) -> bool:
 
 
 def _transport_error(url: str, exc: BaseException) -> TransportError:
-    if isinstance(exc, aiohttp.ClientConnectorError):
+    if isinstance(exc, aiohttp.ClientHttpProxyError):
+        # The proxy refused the tunnel (CONNECT, for an https target).
+        what = f"the proxy answered HTTP {exc.status} {exc.message}".rstrip()
+    elif isinstance(exc, aiohttp.ClientConnectorError):
         # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
         # failed ...]") name its internals, not the cause.
         cause = exc.os_error
@@ -129,7 +136,8 @@ def _transport_error(url: str, exc: BaseException) -> TransportError:
             why = f"the host name does not resolve: {cause.strerror or cause}"
         else:
             why = cause.strerror or str(cause) or type(cause).__name__
-        what = f"could not connect to {exc.host}:{exc.port} ({why})"
+        proxy = "the proxy " if isinstance(exc, aiohttp.ClientProxyConnectionError) else ""
+        what = f"could not connect to {proxy}{exc.host}:{exc.port} ({why})"
     elif isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
     elif isinstance(exc, aiohttp.ClientResponseError):

@@ -1,4 +1,8 @@
-"""Fetching: through one transport, redirects followed hop by hop, bodies streamed, retries.
+"""Fetching: through one transport, redirects followed hop by hop, bodies streamed, retries,
+each request (hops and retries included) started when its host's pace allows (``_pace``).
+
+Every hop carries the run's request settings (``ReaderConfig.headers``, ``proxy``,
+``trust_env``), less the credential headers once a redirect has left the first origin.
 
 Retries (tenacity) cover transport errors, timeouts, 408, 429 and 5xx, with exponential
 backoff and full jitter, honouring ``Retry-After`` (capped); other 4xx are final. A body
@@ -15,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
+from multidict import CIMultiDict
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -38,16 +43,21 @@ from ..._base._errors import (
     TransportError,
 )
 from ..._base._models import ProblemKind
+from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_url, secrets_of
 from ..._base._run import Progress
 from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
+from ._environment import Environment
+from ._gate import HostGate, passage
 from ._guard import Guard
+from ._pace import Pacer, host_of
 from ._response import Body, FetchResult, Response
 from ._transport import Transport, TransportResponse, content_length
 
 logger = logging.getLogger(__name__)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_SLOW_DOWN = frozenset({429, 503})  # with Retry-After: the host's pace slows for the run
 _T = TypeVar("_T")
 
 
@@ -61,8 +71,10 @@ class Fetcher:
         deadline: float | None,
         guard: Guard | None = None,
         progress: Progress | None = None,
+        gate: HostGate | None = None,
     ) -> None:
         self._transport = transport
+        self._gate = gate  # a bound per host shared beyond this reader (a cluster's); None: none
         # Its bytes grow with every piece received, not once a document ends (the
         # progress line's MB).
         self._progress = progress or Progress()
@@ -70,8 +82,25 @@ class Fetcher:
         self._deadline = deadline  # time.monotonic() after which no request starts
         self._guard = guard  # None: private addresses allowed
         self._slots: dict[str, asyncio.Semaphore] = {}
+        # The environment's proxies when asked for, or when a caller's session reads them
+        # (the guard must know); .netrc here unless that session adds it itself.
+        trusted = bool(getattr(transport, "trust_env", False))  # an aiohttp session's
+        self._env = Environment(
+            config.proxy,
+            trust_env=config.trust_env or trusted,
+            netrc=config.trust_env and not trusted,
+        )
+        if guard is not None and config.proxy is not None:
+            guard.allow_proxy(URL(config.proxy))
+        self._secrets = secrets_of(config.headers, config.proxy)
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
+        self._pacer = Pacer(config.pace, deadline)
+
+    def slow(self, url: str, seconds: float) -> None:
+        """Space the requests to ``url``'s host at least ``seconds`` apart (capped by
+        ``Pace.max_delay``) for the rest of the run."""
+        self._pacer.slow(host_of(url), seconds)
 
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
@@ -91,7 +120,8 @@ class Fetcher:
                 async for attempt in retrying:
                     with attempt:
                         result.attempts = attempt.retry_state.attempt_number
-                        await self._once(url, body, result, headers)
+                        async with passage(self._gate, url, self._deadline):
+                            await self._once(url, body, result, headers)
         except (FetchError, LimitExceeded) as exc:
             result.error = exc
         return result
@@ -117,7 +147,7 @@ class Fetcher:
         try:
             response, final = await self._open(url, clock, headers, body, hops)
         except asyncio.TimeoutError as exc:
-            raise _transport_error(url, exc) from exc
+            raise self._transport_error(url, exc) from exc
         finally:
             result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
@@ -131,7 +161,13 @@ class Fetcher:
             result.content_type = response.headers.get("Content-Type")
             result.content_encoding = response.headers.get("Content-Encoding")
             if response.status >= 400:
-                raise _status_error(str(final), response)
+                error = _status_error(str(final), response)
+                if error.retry_after is not None and response.status in _SLOW_DOWN:
+                    # No slower than the retry itself waits: a caller who caps Retry-After
+                    # there (RetryPolicy.max_retry_after) is not kept waiting longer here.
+                    after = min(error.retry_after, self._config.retry.max_retry_after)
+                    self.slow(str(final), after)
+                raise error
             info = Response(
                 url=url,
                 final_url=str(final),
@@ -147,7 +183,7 @@ class Fetcher:
             chunks = response.chunks()
             decoder = _decoder(response, str(final))
             while True:
-                data = await _next_chunk(chunks, clock, str(final), result.bytes)
+                data = await self._next_chunk(chunks, clock, str(final), result.bytes)
                 if not data:
                     if decoder is not None and not decoder.complete:
                         raise TransportError(
@@ -175,6 +211,28 @@ class Fetcher:
         finally:
             response.close(reuse=reuse)
 
+    async def _next_chunk(
+        self, chunks: AsyncIterator[bytes], clock: _NetworkClock, url: str, midway: int
+    ) -> bytes:
+        """The body's next piece, b"" at its end; a fault or a timeout says how far it came."""
+        try:
+            return await clock.wait(anext(chunks, b""))
+        except (asyncio.TimeoutError, TransportError) as exc:
+            raise self._transport_error(url, exc, midway=midway) from exc
+
+    def _transport_error(self, url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
+        """:func:`_transport_error`, with no credential in its words (a proxy's password)."""
+        return self._masked(_transport_error(url, exc, midway=midway))
+
+    def _masked(self, error: TransportError) -> TransportError:
+        secrets = (*self._secrets, *self._env.secrets)
+        masked = mask_in(str(error), secrets)
+        if masked == str(error):
+            return error
+        plain = TransportError(masked, url=error.url)
+        plain.__cause__ = error.__cause__  # could_not_connect reads it
+        return plain
+
     def _received(self, result: FetchResult, size: int) -> None:
         result.bytes += size
         self.bytes += size
@@ -192,24 +250,37 @@ class Fetcher:
         current = URL(url)
         seen = {current}
         guard = self._guard
+        sent = self._request_headers(headers)
         for _hop in range(self._config.limits.max_redirects + 1):
+            proxy = await self._env.proxy_for(current)
+            login = await self._env.login_for(current)  # .netrc's, for this hop's host
+            hop = sent if login is None else _with_login(sent, login)
             if guard is not None:
-                await guard.vet(current)  # every hop, before it is requested
+                if proxy is not None:
+                    guard.allow_proxy(proxy)
+                await guard.vet(current, proxied=proxy is not None)  # every hop, before it goes
+            await self._pacer.start(str(current))  # a hop or a retry is a request too
             if logger.isEnabledFor(logging.DEBUG):
-                logger.debug("GET %s", current)
+                via = "" if proxy is None else f" via {mask_url(str(proxy))}"
+                logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
             try:
                 response = await clock.wait(
                     self._transport.get(
-                        str(current), {"Accept-Encoding": accept_encoding(), **(headers or {})}
+                        str(current), hop, proxy=None if proxy is None else str(proxy)
                     ),
                     connect=True,
                 )
-            except FetchError as exc:
+            except TransportError as exc:
                 exc.url = url  # a hop's fault is the fetch's: named by the URL asked for
+                raise self._masked(exc) from exc.__cause__
+            except FetchError as exc:
+                exc.url = url
                 raise
-            if guard is not None:
+            # Through a proxy the socket's peer is the proxy: vet() judged the target.
+            if guard is not None and proxy is None:
                 try:
-                    guard.check_peer(current, (response.peer,) if response.peer else None)
+                    address = response.peer
+                    guard.check_peer(current, None if address is None else (address,))
                 except AddressRefused:
                     response.close()
                     raise
@@ -231,6 +302,11 @@ class Fetcher:
                 raise RedirectError(f"redirect loop back to {target}", url=url)
             seen.add(target)
             hops.append((response.status, str(target)))
+            if not _same_origin(URL(url), target):
+                # As curl, requests and httpx do: credentials stay with the host they were
+                # meant for, for the rest of the chain (a hop back does not restore them).
+                for name in CREDENTIAL_HEADERS:
+                    sent.popall(name, None)
             current = target
             if not body.redirect(str(target)):
                 return None, target
@@ -239,6 +315,38 @@ class Fetcher:
             f"{current})",
             url=url,
         )
+
+    def _request_headers(self, headers: dict[str, str] | None) -> CIMultiDict[str]:
+        """A request's headers: the run's (repeats kept), the codings this machine undoes,
+        then the request's own (a conditional request's validators). The run may set neither
+        of the last two (ReaderConfig refuses them), so nothing is overwritten."""
+        sent: CIMultiDict[str] = CIMultiDict(self._config.headers)
+        sent["Accept-Encoding"] = accept_encoding()
+        sent.update(headers or {})
+        return sent
+
+
+def _with_login(headers: CIMultiDict[str], login: str) -> CIMultiDict[str]:
+    """``headers`` with .netrc's Authorization, unless the run gives its own (as curl)."""
+    if "Authorization" in headers:
+        return headers
+    with_login: CIMultiDict[str] = CIMultiDict(headers)
+    with_login["Authorization"] = login
+    return with_login
+
+
+def _same_origin(first: URL, then: URL) -> bool:
+    """``then`` is ``first``'s origin, or its upgrade to https on the default ports (curl,
+    requests and httpx keep credentials across that one too)."""
+    if (then.scheme, then.host, then.port) == (first.scheme, first.host, first.port):
+        return True
+    return (
+        first.scheme == "http"
+        and then.scheme == "https"
+        and first.host == then.host
+        and first.port == 80
+        and then.port == 443
+    )
 
 
 class _NetworkClock:
@@ -375,16 +483,6 @@ def _status_error(url: str, response: TransportResponse) -> HTTPStatusError:
         status=response.status,
         retry_after=_retry_after(response.headers.get("Retry-After")),
     )
-
-
-async def _next_chunk(
-    chunks: AsyncIterator[bytes], clock: _NetworkClock, url: str, midway: int
-) -> bytes:
-    """The body's next piece, b"" at its end; a fault or a timeout says how far it came."""
-    try:
-        return await clock.wait(anext(chunks, b""))
-    except (asyncio.TimeoutError, TransportError) as exc:
-        raise _transport_error(url, exc, midway=midway) from exc
 
 
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:

@@ -16,6 +16,12 @@ public address when checked and to a private one when used (DNS rebinding) gains
   caller's session (whose resolver is not ours) that is the check that counts, after
   :meth:`Guard.vet` resolved the name once; the request has been sent by then, but nothing
   from that address is read.
+
+Through a proxy neither check sees the target: the connector resolves and connects to the
+proxy (the user's choice, let through the resolver, which is asked for nothing else), and
+the proxy resolves the target. So :meth:`Guard.vet` judges a proxied target's host itself,
+strictly: every address it resolves to here must be public (the proxy may pick any), and a
+name that does not resolve here is refused, since where the proxy takes it is unknown.
 """
 
 from __future__ import annotations
@@ -65,6 +71,15 @@ class Guard:
         # True when GuardedResolver is the session's resolver: names are vetted at connect.
         self.owns_resolver = owns_resolver
         self._trusted: set[str] = set()
+        self._proxies: set[str] = set()  # proxy hosts: the resolver lets them through
+
+    def allow_proxy(self, url: URL) -> None:
+        """Let the connector reach the proxy at ``url`` (the user's choice, not a document's)."""
+        if url.raw_host:
+            self._proxies.add(_host_key(url.raw_host))
+
+    def is_proxy(self, host: str) -> bool:
+        return _host_key(host) in self._proxies
 
     def trust(self, url: str) -> None:
         """Trust the host of a source the user named."""
@@ -88,29 +103,39 @@ class Guard:
             address=address,
         )
 
-    async def vet(self, url: URL) -> None:
+    async def vet(self, url: URL, *, proxied: bool = False) -> None:
         """Before a request: refuse an IP literal, or (with a caller's session) a name that
-        resolves to no public address."""
+        resolves to no public address; a ``proxied`` target unless all its addresses are."""
         host = url.raw_host
         if not host or self.trusts(host):
             return
         try:
             ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
         except ValueError:
-            if self.owns_resolver:
+            if self.owns_resolver and not proxied:
                 return  # GuardedResolver vets it at connect time
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(
                     host, url.port or 0, type=socket.SOCK_STREAM
                 )
-            except OSError:
-                return  # the request fails on the same lookup and says so
+            except OSError as exc:
+                if not proxied:
+                    return  # the request fails on the same lookup and says so
+                raise AddressRefused(
+                    f"not fetched through the proxy: {host} does not resolve here "
+                    f"({exc.strerror or exc}), so the SSRF guard cannot judge where it "
+                    "leads (--allow-private opens it)",
+                    url=str(url),
+                    host=host,
+                    address="",
+                ) from None
             addresses = [str(info[4][0]) for info in infos]
         else:
             addresses = [host.strip("[]")]
         refusals = [self.refusal(host, a, str(url)) for a in addresses]
-        if addresses and all(refusals):
-            raise refusals[0]  # type: ignore[misc]  # all() says none is None
+        refused = [r for r in refusals if r is not None]
+        if refused and (proxied or len(refused) == len(refusals)):
+            raise refused[0]
 
     def check_peer(self, url: URL, peer: Any) -> None:
         """After connecting, before reading: the address the socket is connected to."""

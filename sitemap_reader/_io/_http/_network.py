@@ -27,6 +27,11 @@ class LazyFetcher:
         """Body bytes of the run, all documents (the max_total_bytes budget)."""
         return 0 if self._fetcher is None else self._fetcher.bytes
 
+    def slow(self, url: str, seconds: float) -> None:
+        """``Fetcher.slow``; before the first request no pace has begun: nothing to slow."""
+        if self._fetcher is not None:
+            self._fetcher.slow(url, seconds)
+
     async def get(
         self, url: str, body: Body, *, headers: dict[str, str] | None = None
     ) -> FetchResult:

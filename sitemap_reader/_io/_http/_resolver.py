@@ -1,5 +1,6 @@
 """The SSRF guard's resolver for the reader's own session (``._guard`` says why): aiohttp's
-default resolver, less the addresses an untrusted host may not reach. Apart from the guard,
+default resolver, less the addresses an untrusted host may not reach (a proxy's host is the
+user's choice: let through). Apart from the guard,
 so that only a run that fetches loads aiohttp."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class GuardedResolver(AbstractResolver):
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
         results = await self._inner.resolve(host, port, family)
-        if self._guard.trusts(host):
+        if self._guard.trusts(host) or self._guard.is_proxy(host):
             return results
         allowed = [r for r in results if special(r["host"]) is None]
         if not allowed and results:

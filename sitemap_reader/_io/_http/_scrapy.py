@@ -53,10 +53,15 @@ class ScrapyTransport:
         self._crawler = crawler
         self._headers = {} if user_agent is None else {"User-Agent": user_agent}
 
-    async def get(self, url: str, headers: Mapping[str, str]) -> ScrapyResponse:
+    async def get(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> ScrapyResponse:
+        meta: dict[str, object] = dict(_META)
+        if proxy is not None:  # the run's (sitemap_config.proxy): Scrapy's HttpProxyMiddleware
+            meta["proxy"] = proxy
         try:
             request = Request(
-                url, headers={**self._headers, **headers}, meta=dict(_META), dont_filter=True
+                url, headers={**self._headers, **headers}, meta=meta, dont_filter=True
             )
             response = await self._download(request)
         except IgnoreRequest as exc:  # a middleware's choice: asking again changes nothing

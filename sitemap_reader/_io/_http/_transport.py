@@ -49,15 +49,19 @@ class TransportResponse(Protocol):
 class Transport(Protocol):
     """Carries the reader's GET requests: pass one as ``SitemapReader(transport=...)``.
 
-    ``get`` sends one GET of ``url`` with ``headers`` (the reader's: Accept-Encoding,
-    conditional headers; the transport adds its own, such as a User-Agent) and returns once
-    the response's head is in, without following a redirect. A network fault raises
+    ``get`` sends one GET of ``url`` with ``headers`` (the reader's: the run's
+    ``ReaderConfig.headers``, Accept-Encoding, conditional headers; the transport adds its
+    own, such as a User-Agent) through ``proxy`` (the run's ``ReaderConfig.proxy`` or the
+    environment's, credentials in its URL; None: none of the reader's) and returns once the
+    response's head is in, without following a redirect. A network fault raises
     :class:`~sitemap_reader.TransportError` (the reader retries it); an HTTP error status is
     a response like any other. The reader bounds each call with its timeouts (it cancels
     a call that runs over) and never closes a transport it was given.
     """
 
-    async def get(self, url: str, headers: Mapping[str, str]) -> TransportResponse: ...
+    async def get(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> TransportResponse: ...
 
 
 def content_length(headers: Mapping[str, str]) -> int | None:

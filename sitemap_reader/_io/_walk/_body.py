@@ -28,7 +28,7 @@ from ..._base._models import (
 from ..._base._words import plural
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job, JobKind, normalise
-from ..._core._walk._judge import Refusal, judge_child, judge_hop, judge_landing
+from ..._core._walk._judge import Refusal, judge_child, judge_follow, judge_hop, judge_landing
 from ..._core._walk._scope import Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
 from .._http._response import CHUNK, FetchResult, Response
@@ -36,7 +36,7 @@ from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
-from ._reports import visited
+from ._reports import child_report, visited
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -272,6 +272,8 @@ class SitemapBody:
                 if stats is not None:
                     stats.add(event.lastmod)
                 if self._tracker is not None:
+                    # Every child named, followed or not: one left unread (the caller's
+                    # follow rules) stays named in the store, so its URLs are not removed.
                     self.refs.append(event)
                 for outcome in self._child(event):
                     if type(outcome) is Problem:
@@ -287,7 +289,8 @@ class SitemapBody:
         return out, entries
 
     def _child(self, ref: SitemapRef) -> tuple[Problem | SitemapVisited, ...]:
-        """Queue an index child; else a Problem saying why not, or a duplicate's report.
+        """Queue an index child; else a Problem saying why not, or the report of a child
+        not followed (the caller's choice) or of a duplicate.
 
         Once the site's sitemap budget is spent the index is cut: every child it names
         further would be refused, and a hostile index may name millions. The children of
@@ -313,6 +316,11 @@ class SitemapBody:
         )
         if problem is not None:
             return (problem,)
+        why = judge_follow(self._config.follow, ref, depth)
+        if why is not None:
+            return (
+                child_report(ref, depth, Status.SKIPPED, frontier.pass_over(), not_followed=why),
+            )
         pushed = frontier.push(
             Job(
                 url=ref.loc,
@@ -329,16 +337,7 @@ class SitemapBody:
         if pushed is not Pushed.DUPLICATE:  # queued (spent() above said the budget had room)
             return ()
         # Named again (by this index or another): read once per run, reported, no problem.
-        return (
-            SitemapVisited(
-                url=ref.loc,
-                status=Status.DUPLICATE,
-                source=ref.source,
-                depth=depth,
-                lastmod=ref.lastmod,
-                order=frontier.named,
-            ),
-        )
+        return (child_report(ref, depth, Status.DUPLICATE, frontier.named),)
 
     def _cut(self, out: list[Event], room: int) -> list[Event]:
         """The run's entry budget ends here: keep ``room`` entries of ``out``, stop reading."""

@@ -81,6 +81,12 @@ class Frontier:
         """Take ``job`` on without queueing it: the caller reads it now (a probe)."""
         return self._admit(job, queue=False)
 
+    def pass_over(self) -> int:
+        """A document named and left unread by the caller's choice (``ReaderConfig.follow``):
+        its order; it is not taken on, so a later naming may still read it."""
+        self.named += 1
+        return self.named
+
     def _admit(self, job: Job, *, queue: bool) -> Pushed | Refused:
         key = job.key
         self.named += 1

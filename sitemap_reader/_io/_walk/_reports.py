@@ -1,4 +1,4 @@
-"""The one way a job's :class:`SitemapVisited` report is made: what its naming told (URL,
+"""The one way a job's :class:`SitemapVisited` report is made (and a child's, left unread): what its naming told (URL,
 source, depth, the index's lastmod, its order), what the response said of itself (given a
 :class:`FetchResult`), and what the reading found (the caller's fields)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._base._models import SitemapVisited, Status
+from ..._base._models import SitemapRef, SitemapVisited, Status
 from ..._core._walk._jobs import Job
 from .._http._response import FetchResult
 
@@ -35,4 +35,20 @@ def visited(
         lastmod=job.lastmod,
         order=job.order,
         **(said | found),
+    )
+
+
+def child_report(
+    ref: SitemapRef, depth: int, status: Status, order: int, not_followed: str | None = None
+) -> SitemapVisited:
+    """The report of a child its index named and the walk did not read for it: a duplicate,
+    or one the caller chose not to fetch (``not_followed``, ``ReaderConfig.follow``)."""
+    return SitemapVisited(
+        url=ref.loc,
+        status=status,
+        source=ref.source,
+        depth=depth,
+        lastmod=ref.lastmod,
+        order=order,
+        not_followed=not_followed,
     )

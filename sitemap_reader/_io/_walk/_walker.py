@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
@@ -35,8 +36,9 @@ from ..._base._models import (
 )
 from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
-from ..._core._formats._robots import sitemap_urls
+from ..._core._formats._robots import crawl_delay, sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
+from ..._core._walk._judge import judge_follow
 from ..._core._walk._scope import origin_of
 from .._http._network import LazyFetcher, could_not_connect
 from .._http._response import Body, FetchResult
@@ -48,7 +50,9 @@ from ._frontier import Frontier, Pushed, Refused
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
-from ._reports import visited
+from ._reports import child_report, visited
+
+logger = logging.getLogger(__name__)
 
 
 class Walk:
@@ -199,7 +203,10 @@ class Walk:
             return
         plan = self._plan(job)
         body = BytesBody(ROBOTS_MAX_BYTES)
-        result = await self._fetcher.get(job.url, body, headers=plan.headers)
+        # A 304 brings no body to read the Crawl-delay from: asked unconditionally then.
+        obey = self._config.pace.obey_crawl_delay
+        headers = None if obey else plan.headers
+        result = await self._fetcher.get(job.url, body, headers=headers)
         final = result.final_url or job.url
         error = result.error
         problems: list[Problem] = []
@@ -229,6 +236,8 @@ class Walk:
             found = sitemap_urls(bytes(body.data), final)
             refs, problems = found.refs, list(found.problems)
             await self._outbox.emit(problems, root=job.root)
+            if obey:
+                self._obey_crawl_delay(job.url, bytes(body.data))
         if self._tracker is not None:
             said = self._settle_robots(job, result, status, body, refs)
             if said is not None:
@@ -241,12 +250,43 @@ class Walk:
         if not refs:
             await self._probe(job, final)
 
+    def _obey_crawl_delay(self, robots_url: str, data: bytes) -> None:
+        """Pace the robots.txt's host by its Crawl-delay for the reader's user agent."""
+        found = crawl_delay(data, self._config.user_agent)
+        if found is None:
+            return
+        if found.seconds is None:
+            logger.warning(
+                "%s line %d: the Crawl-delay value %r is not a number of seconds: ignored",
+                robots_url,
+                found.line,
+                found.value,
+            )
+            return
+        self._fetcher.slow(robots_url, found.seconds)
+        cap = self._config.pace.max_delay
+        if found.seconds > cap:
+            logger.info(
+                "%s: Crawl-delay %g s capped to %g s (--max-delay, Pace.max_delay)",
+                robots_url,
+                found.seconds,
+                cap,
+            )
+
     async def _follow(
         self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
     ) -> list[Problem]:
-        """Queue the sitemaps a robots.txt names; the budget problems that refused some."""
+        """Queue the sitemaps a robots.txt names (those the caller follows; the others are
+        reported skipped); the budget problems that refused some."""
         problems = []
+        follow = self._config.follow
         for ref in refs:
+            why = judge_follow(follow, ref, 0)
+            if why is not None:
+                order = self._frontier.pass_over()
+                report = child_report(ref, 0, Status.SKIPPED, order, not_followed=why)
+                await self._outbox.emit([report], root=job.root)
+                continue
             pushed = self._frontier.push(
                 Job(
                     url=ref.loc,
