@@ -413,3 +413,24 @@ async def test_a_scrapy_response_as_the_reader_reads_it() -> None:
     assert b"".join(pieces) == body
     assert direct.peer == "127.0.0.1"
     assert response({"proxy": "http://localhost:3128"}).peer is None
+
+
+def test_sitemap_configs_proxy_becomes_the_sitemap_requests_meta_proxy(
+    served: Served, tmp_path: Path
+) -> None:
+    """sitemap_config.proxy goes to Scrapy as each sitemap request's meta['proxy'] (Scrapy's
+    HttpProxyMiddleware sends its credentials), and to no page request."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/sitemap-blog.xml')}\n"))
+    served.add("/sitemap-blog.xml", xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n"))
+    serve_pages(served, "/blog/a")
+    proxy = f"http://crawler:secret@localhost:{served.port}"
+
+    result = crawl(tmp_path / "out.json", a("/"), "--config-proxy", proxy)
+
+    assert set(pages_by_url(result)) == {a("/blog/a")}
+    for path in ("/robots.txt", "/sitemap-blog.xml"):
+        (headers,) = served.site.headers(path)
+        assert headers.get("proxy-authorization", "").startswith("Basic "), path
+    (page,) = served.site.headers("/blog/a")
+    assert "proxy-authorization" not in page

@@ -1,7 +1,7 @@
 """A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
 
     python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates] [--cache DIR]
-        [--one-by-one] [--proxy URL]
+        [--one-by-one] [--proxy URL] [--config-proxy URL]
 
 Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
 uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
@@ -11,7 +11,8 @@ project saw (sitemaps and pages alike), and the crawl's stats. Scrapy's DEFAULT_
 add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on. A spider
 middleware notes each request ``start()`` yields (``started``): none when page requests go in
 bulk, each of them with ``--one-by-one``. ``--proxy`` has a downloader middleware put
-``meta['proxy']`` on every request.
+``meta['proxy']`` on every request; ``--config-proxy`` is the spider's
+``sitemap_config.proxy`` (the sitemap requests' alone).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -169,6 +171,7 @@ def main() -> None:
     parser.add_argument("--cache")
     parser.add_argument("--one-by-one", action="store_true")
     parser.add_argument("--proxy")
+    parser.add_argument("--config-proxy")
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO",
@@ -200,6 +203,7 @@ def main() -> None:
         sitemap_state=args.state,
         sitemap_alternate_links=args.alternates,
         sitemap_requests_in_bulk=not args.one_by_one,
+        sitemap_config=replace(CONFIG, proxy=args.config_proxy),
     )
     process.start()
 
