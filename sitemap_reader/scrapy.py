@@ -16,10 +16,11 @@ The spider's async ``start()`` reads the sitemaps with :class:`~sitemap_reader.S
 (discovery, scope, limits, the SSRF guard and retries as configured by ``sitemap_config``)
 on the asyncio loop Scrapy runs on, and yields one page request per entry as the entries
 stream in. A sitemap ``sitemap_follow`` refuses is not fetched at all (``ReaderConfig.follow``).
-Sitemaps are fetched by the reader's own aiohttp session, not through Scrapy's
-downloader (its middlewares, proxies and delays apply to the pages only), with Scrapy's
-``USER_AGENT`` unless ``sitemap_config`` says otherwise. This module needs Scrapy 2.13 or
-newer (``pip install 'sitemap-reader[scrapy]'``); ``import sitemap_reader`` never imports it.
+Sitemaps are fetched through Scrapy's downloader (a :class:`~sitemap_reader.Transport`), so
+its middlewares, proxies, delays, AutoThrottle and HTTP cache apply to them as to the pages,
+with Scrapy's ``USER_AGENT`` unless ``sitemap_config`` says otherwise; redirects, retries and
+the SSRF guard stay the reader's. This module needs Scrapy 2.13 or newer
+(``pip install 'sitemap-reader[scrapy]'``); ``import sitemap_reader`` never imports it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from . import (
     SqliteStateStore,
 )
 from ._base._follow import ChildSitemap, FollowPredicate, refusal_of
+from ._io._http._scrapy import ScrapyTransport
+from ._io._http._transport import Transport
 from ._io._state._kept import KeptEntries
 
 try:
@@ -97,6 +100,10 @@ class SitemapReaderSpider(Spider):
             retries, the SSRF guard); by default the defaults, with Scrapy's ``USER_AGENT``.
         sitemap_state: a state file (SQLite): with one, each run requests only the pages
             whose entries are new or modified since the last run (the change feed).
+        sitemap_requests_in_bulk: hand each batch's page requests to Scrapy's scheduler at
+            once (``engine.crawl``), not one by one through ``start()``: the engine takes
+            start requests one per loop turn. Such requests skip the spider middlewares'
+            ``process_start``; set it False for a project whose middlewares need them there.
     """
 
     sitemap_urls: Sequence[str] = ()
@@ -105,6 +112,7 @@ class SitemapReaderSpider(Spider):
     sitemap_alternate_links: bool = False
     sitemap_config: ReaderConfig | None = None
     sitemap_state: str | os.PathLike[str] | None = None
+    sitemap_requests_in_bulk: bool = True
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -152,6 +160,16 @@ class SitemapReaderSpider(Spider):
             config = replace(config, follow=_IndexChildren(tuple(self._follow), config.follow))
         return config
 
+    def sitemap_reader_transport(self) -> Transport | None:
+        """What fetches the sitemaps: Scrapy's downloader (the user agent the
+        ``sitemap_config`` names, if one is given). Return None for the reader's own aiohttp
+        session, which none of Scrapy's downloader settings reach."""
+        crawler = getattr(self, "crawler", None)
+        if crawler is None:  # not run by a crawler: no downloader to go through
+            return None
+        agent = None if self.sitemap_config is None else self.sitemap_config.user_agent
+        return ScrapyTransport(crawler, user_agent=agent)
+
     # -- the start requests ---------------------------------------------------------------------
 
     async def start(self) -> AsyncIterator[Any]:
@@ -166,7 +184,8 @@ class SitemapReaderSpider(Spider):
         config = self.sitemap_reader_config()
         kept = None if self.sitemap_state is None else KeptEntries(_open_state(self.sitemap_state))
         try:
-            async with SitemapReader(config, state=kept) as reader:
+            transport = self.sitemap_reader_transport()
+            async with SitemapReader(config, transport=transport, state=kept) as reader:
                 # One walk per source, so that each entry is known to descend from its own.
                 for source in sources:
                     async for batch in reader.walk_batches(source):
@@ -205,7 +224,13 @@ class SitemapReaderSpider(Spider):
                 self.logger.log(level, "%s", event)
         self._count("entries", len(entries))
         if entries:
-            yield from self._requests(entries, source, changes)
+            requests = self._requests(entries, source, changes)
+            crawl = self._bulk_crawl()
+            if crawl is None:
+                yield from requests
+            else:
+                for request in requests:
+                    crawl(request)
         for change in removed:
             yield from self.sitemap_removed(change)
 
@@ -234,6 +259,14 @@ class SitemapReaderSpider(Spider):
                         yield Request(loc, callback=callback, meta=meta)
                         break
         self._count("requests", made)
+
+    def _bulk_crawl(self) -> Callable[[Request], None] | None:
+        """The engine's way in for requests, when page requests go in bulk."""
+        crawler = getattr(self, "crawler", None)
+        engine = None if crawler is None else crawler.engine
+        if not self.sitemap_requests_in_bulk or engine is None:
+            return None
+        return engine.crawl  # type: ignore[no-any-return]
 
     def _count(self, key: str, count: int = 1) -> None:
         crawler = getattr(self, "crawler", None)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .._check._codes import Finding
     from .._io._http._fetch import Fetcher
     from .._io._http._gate import HostGate
+    from .._io._http._transport import Transport
 
 Source = str | os.PathLike[str]
 
@@ -60,6 +61,9 @@ class SitemapReader:
         session: an ``aiohttp.ClientSession`` to use; the caller keeps owning it (it is
             left open). Without one, the reader makes its own from ``config`` at its first
             request (a run over local files makes none) and closes it.
+        transport: a :class:`Transport` to send the requests through instead of aiohttp
+            (a host framework's downloader); the caller keeps owning it. The SSRF guard,
+            redirects, timeouts, retries and limits stay the reader's. Not with ``session``.
         state: a :class:`StateStore`, or the path of a SQLite state file (opened on entry,
             closed on exit; the caller keeps owning a store it passes). With one, runs are
             incremental: documents unchanged since the last run are skipped or asked
@@ -88,10 +92,13 @@ class SitemapReader:
         config: ReaderConfig | None = None,
         *,
         session: aiohttp.ClientSession | None = None,
+        transport: Transport | None = None,
         state: StateStore | str | os.PathLike[str] | None = None,
         gate: HostGate | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
+        if session is not None and transport is not None:
+            raise ValueError("give a session or a transport, not both")
         self._gate = gate
         if self.config.incremental.changes:
             if state is None:
@@ -99,7 +106,8 @@ class SitemapReader:
             if not isinstance(state, (str, os.PathLike)):
                 feed_store(state)  # a store without a change feed is refused here, not mid-run
         self._session = session
-        self._owns_session = session is None
+        self._owns_session = session is None and transport is None
+        self._transport = transport
         self._state = _State.UNOPENED
         self._state_source = state
         self._store: StateStore | None = None
@@ -127,7 +135,8 @@ class SitemapReader:
                 self._release()
                 raise
         if not self.config.allow_private:
-            self._guard = Guard(owns_resolver=self._session is None)
+            # Only the reader's own session resolves names through the guard.
+            self._guard = Guard(owns_resolver=self._owns_session)
         self._state = _State.OPENED
         return self
 
@@ -200,10 +209,14 @@ class SitemapReader:
         """A walk's Fetcher, made at its first request; the session too, unless given."""
         from .._io._http._fetch import Fetcher
 
-        if self._session is None:
-            self._session = _session(self.config, self._guard)
+        if self._transport is None:
+            from .._io._http._aiohttp import AiohttpTransport
+
+            if self._session is None:
+                self._session = _session(self.config, self._guard)
+            self._transport = AiohttpTransport(self._session, connect=self.config.timeouts.connect)
         return Fetcher(
-            self._session,
+            self._transport,
             self.config,
             deadline,
             guard=self._guard,

@@ -19,7 +19,18 @@ import pytest
 
 pytest.importorskip("scrapy")
 
-from tests.support.http_site import Served, ThreadedServer, gz_file, sitemapindex, text, xml
+from tests.support.http_site import (
+    Served,
+    ThreadedServer,
+    closed_port,
+    gz_file,
+    redirect,
+    sequence,
+    sitemapindex,
+    status,
+    text,
+    xml,
+)
 from tests.support.scrapy_crawl import SITEMAP_HEADER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,8 +158,9 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
     # The guarded sitemap was refused by the SSRF guard before any request reached it.
     assert served.count("/sitemap-guarded.xml") == 0
     assert result["stats"]["sitemap_reader/problems/private-address"] == 1
-    # Sitemaps were read by the reader (once each), not through Scrapy's downloader.
-    for path in ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml"):
+    # Sitemaps were read by the reader, once each, through Scrapy's downloader.
+    sitemaps = ("/robots.txt", "/sitemap_index.xml", "/sitemap-blog.xml", "/sitemap-news.xml")
+    for path in sitemaps:
         assert served.count(path) == 1, path
     # As with SitemapSpider, a sitemap sitemap_follow refuses is not downloaded at all.
     assert served.count("/sitemap-archive.xml") == 0
@@ -159,7 +171,13 @@ def test_pages_meta_and_hooks(served: Served, tmp_path: Path) -> None:
         assert sent == (None if hit.path in PAGES else SITEMAP_HEADER[1]), hit.path
     assert pages[a("/blog/news")]["sitemap"] == a("/sitemap-news.xml")
     assert result["stats"]["sitemap_reader/requests"] == len(pages)
-    assert result["stats"]["downloader/request_count"] == len(pages)
+    fetched = [d["url"] for d in result["downloaded"] if not d["page"]]
+    assert sorted(fetched) == sorted(
+        a(p)
+        for p in (*sitemaps, "/sitemap-shop.xml.gz")  # not the refused archive
+    )
+    assert result["stats"]["downloader/request_count"] == len(pages) + len(fetched)
+    assert result["started"] == []  # handed to the scheduler in bulk, not yielded one by one
 
     blog_a = pages[a("/blog/a")]
     assert blog_a["callback"] == "parse_blog"
@@ -272,3 +290,147 @@ def test_the_docs_side_by_side_runs() -> None:
     kept = list(spiders[1].sitemap_filter(spiders[1].__new__(spiders[1]), [old, new, Entry("x")]))
     assert kept == [new]
     assert spiders[0].sitemap_rules == spiders[1].sitemap_rules
+
+
+def test_sitemaps_go_through_scrapys_downloader(served: Served, tmp_path: Path) -> None:
+    """Sitemaps are Scrapy requests: the project's downloader middleware sees each one,
+    DEFAULT_REQUEST_HEADERS reach the server on them, a redirect is one request per hop (the
+    reader follows it, not Scrapy's RedirectMiddleware), a 503 is retried by the reader, and
+    Scrapy's HTTP cache answers them on the next crawl."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/old-index.xml')}\n"))
+    served.add("/old-index.xml", redirect(a("/sitemap_index.xml")))
+    served.add("/sitemap_index.xml", xml(sitemapindex(a("/sitemap-blog.xml"))))
+    blog = xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n")
+    served.add("/sitemap-blog.xml", sequence(status(503, headers={"Retry-After": "0"}), blog))
+    serve_pages(served, "/blog/a")
+    sitemaps = ("/robots.txt", "/old-index.xml", "/sitemap_index.xml", "/sitemap-blog.xml")
+    cache = tmp_path / "cache"
+
+    first = crawl(tmp_path / "1.json", a("/"), "--cache", str(cache))
+
+    assert set(pages_by_url(first)) == {a("/blog/a")}
+    asked = [*sitemaps, "/sitemap-blog.xml", "/blog/a"]  # the 503, then the retry
+    seen = [(d["url"], d["page"]) for d in first["downloaded"]]
+    assert sorted(seen) == sorted((a(p), p == "/blog/a") for p in asked)
+    for path in asked:
+        assert served.count(path) == asked.count(path), path
+        for headers in served.site.headers(path):
+            assert headers.get("x-crawl") == "scrapy-defaults", path
+    assert first["stats"]["downloader/request_count"] == len(asked)
+    assert first["stats"]["sitemap_reader/sitemaps/ok"] >= 2
+
+    second = crawl(tmp_path / "2.json", a("/"), "--cache", str(cache))
+
+    assert set(pages_by_url(second)) == {a("/blog/a")}
+    assert second["downloaded"] == []  # the cache, before the middleware, answered them all
+    for path in asked:
+        assert served.count(path) == asked.count(path), path
+
+
+def test_page_requests_one_by_one_when_asked(served: Served, tmp_path: Path) -> None:
+    """sitemap_requests_in_bulk = False: the same page requests, each yielded from start()
+    through the spider middlewares' process_start."""
+    a = served.a
+    blog = SITEMAP_HEAD + url(a("/blog/a")) + url(a("/blog/b")) + "</urlset>\n"
+    served.add("/sitemap-blog.xml", xml(blog))
+    serve_pages(served, "/blog/a", "/blog/b")
+
+    result = crawl(tmp_path / "out.json", a("/sitemap-blog.xml"), "--one-by-one")
+
+    assert set(pages_by_url(result)) == {a("/blog/a"), a("/blog/b")}
+    assert sorted(result["started"]) == [a("/blog/a"), a("/blog/b")]
+
+
+def test_a_proxy_a_middleware_sets_carries_the_sitemaps(served: Served, tmp_path: Path) -> None:
+    """meta['proxy'] set by a downloader middleware applies to the sitemap requests: they
+    reach the proxy (here the site's own server on localhost, which answers a forward-proxy
+    request as it would a direct one) with the proxy's credentials."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/sitemap-blog.xml')}\n"))
+    served.add("/sitemap-blog.xml", xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n"))
+    serve_pages(served, "/blog/a")
+    proxy = f"http://crawler:secret@localhost:{served.port}"
+
+    result = crawl(tmp_path / "out.json", a("/"), "--proxy", proxy)
+
+    assert set(pages_by_url(result)) == {a("/blog/a")}
+    for path in ("/robots.txt", "/sitemap-blog.xml", "/blog/a"):
+        (headers,) = served.site.headers(path)
+        assert headers.get("proxy-authorization", "").startswith("Basic "), path
+
+
+def test_a_refused_connection_through_scrapy_is_said_plainly(tmp_path: Path) -> None:
+    """Twisted's refusal comes out as the reader's: the robots.txt problem names the URL,
+    says the connection was refused and asks whether the address is right."""
+    source = f"http://127.0.0.1:{closed_port()}/"
+
+    result = crawl(tmp_path / "out.json", source)
+
+    assert result["pages"] == []
+    assert result["stats"]["sitemap_reader/problems/robots-unavailable"] == 1
+    (line,) = [line for line in result["log"].splitlines() if "robots.txt" in line]
+    assert f"{source}robots.txt" in line
+    assert "connection refused" in line
+    assert "is the address right?" in line
+
+
+async def test_a_scrapy_response_as_the_reader_reads_it() -> None:
+    """A Scrapy response, whole, read as the transport protocol says: repeated headers joined,
+    the length of the body as it arrived, the body in CHUNK pieces, and no peer for the guard
+    when the response came through a proxy (its address is the proxy's)."""
+    import ipaddress
+
+    from scrapy import Request
+    from scrapy.http import Response
+
+    from sitemap_reader._io._http._response import CHUNK
+    from sitemap_reader._io._http._scrapy import ScrapyResponse
+
+    body = b"x" * (2 * CHUNK + 10)
+    address = ipaddress.ip_address("127.0.0.1")
+
+    def response(meta: dict[str, str]) -> ScrapyResponse:
+        headers = [("Vary", "Accept"), ("Vary", "Cookie"), ("Content-Length", "99")]
+        return ScrapyResponse(
+            Response(
+                "http://127.0.0.1/s.xml",
+                status=200,
+                headers=headers,
+                body=body,
+                request=Request("http://127.0.0.1/s.xml", meta=meta),
+                ip_address=address,
+            )
+        )
+
+    direct = response({})
+    assert direct.status == 200
+    assert direct.reason == "OK"
+    assert direct.headers["vary"] == "Accept, Cookie"
+    assert direct.headers["Content-Length"] == str(len(body))
+    pieces = [piece async for piece in direct.chunks()]
+    assert [len(p) for p in pieces] == [CHUNK, CHUNK, 10]
+    assert b"".join(pieces) == body
+    assert direct.peer == "127.0.0.1"
+    assert response({"proxy": "http://localhost:3128"}).peer is None
+
+
+def test_sitemap_configs_proxy_becomes_the_sitemap_requests_meta_proxy(
+    served: Served, tmp_path: Path
+) -> None:
+    """sitemap_config.proxy goes to Scrapy as each sitemap request's meta['proxy'] (Scrapy's
+    HttpProxyMiddleware sends its credentials), and to no page request."""
+    a = served.a
+    served.add("/robots.txt", text(f"Sitemap: {a('/sitemap-blog.xml')}\n"))
+    served.add("/sitemap-blog.xml", xml(SITEMAP_HEAD + url(a("/blog/a")) + "</urlset>\n"))
+    serve_pages(served, "/blog/a")
+    proxy = f"http://crawler:secret@localhost:{served.port}"
+
+    result = crawl(tmp_path / "out.json", a("/"), "--config-proxy", proxy)
+
+    assert set(pages_by_url(result)) == {a("/blog/a")}
+    for path in ("/robots.txt", "/sitemap-blog.xml"):
+        (headers,) = served.site.headers(path)
+        assert headers.get("proxy-authorization", "").startswith("Basic "), path
+    (page,) = served.site.headers("/blog/a")
+    assert "proxy-authorization" not in page

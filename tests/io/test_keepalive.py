@@ -20,6 +20,7 @@ import aiohttp
 import pytest
 
 from sitemap_reader import Limits, RetryPolicy, Status
+from sitemap_reader._io._http._aiohttp import AiohttpTransport
 from sitemap_reader._io._http._fetch import Fetcher
 from sitemap_reader._io._http._response import Response
 from tests.support.http_site import FAST, sitemapindex, urlset, walk
@@ -174,7 +175,7 @@ async def fetch_both(server: RawServer, first: Callable[[], Blocking]) -> list[b
     async with aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=1), auto_decompress=False
     ) as session:
-        fetcher = Fetcher(session, ONE_TRY, deadline=None)
+        fetcher = Fetcher(AiohttpTransport(session), ONE_TRY, deadline=None)
         bodies = []
         for path, body in (("/a.xml", first()), ("/b.xml", Blocking(None))):
             result = await fetcher.get(server.a(path), body)

@@ -17,6 +17,7 @@ from pytest_aiohttp.plugin import AiohttpServer
 from yarl import URL
 
 from sitemap_reader import ReaderConfig, ScopePolicy
+from sitemap_reader._io._http._aiohttp import AiohttpTransport
 from sitemap_reader._io._http._fetch import Fetcher, _same_origin
 from tests.support.http_site import (
     FAST,
@@ -234,7 +235,7 @@ async def test_a_transport_error_never_shows_the_proxy_password() -> None:
     proxy = "http://user:wr0ng-pass@127.0.0.1:3128"
     config = dataclasses.replace(SETTINGS, proxy=proxy)
     async with aiohttp.ClientSession() as session:
-        fetcher = Fetcher(session, config, None)
+        fetcher = Fetcher(AiohttpTransport(session), config, None)
         error = fetcher._transport_error("http://example.com/", aiohttp.InvalidURL(proxy))
     assert "http://user:***@127.0.0.1:3128" in str(error)
     assert "wr0ng-pass" not in str(error) and error.url == "http://example.com/"

@@ -1,4 +1,4 @@
-"""Fetching: one aiohttp session, redirects followed hop by hop, bodies streamed, retries,
+"""Fetching: through one transport, redirects followed hop by hop, bodies streamed, retries,
 each request (hops and retries included) started when its host's pace allows (``_pace``).
 
 Every hop carries the run's request settings (``ReaderConfig.headers``, ``proxy``,
@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import time
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-import aiohttp
 from multidict import CIMultiDict
 from tenacity import (
     AsyncRetrying,
@@ -49,13 +47,12 @@ from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_ur
 from ..._base._run import Progress
 from ..._base._words import plural
 from ..._core._codings import Decoder, accept_encoding, decoder_for
-from ._aiohttp_compat import peer, unread
 from ._environment import Environment
 from ._gate import HostGate, passage
-from ._guard import Guard, Refused
-from ._keepalive import retire_if_overrun
+from ._guard import Guard
 from ._pace import Pacer, host_of
 from ._response import Body, FetchResult, Response
+from ._transport import Transport, TransportResponse, content_length
 
 logger = logging.getLogger(__name__)
 
@@ -65,18 +62,18 @@ _T = TypeVar("_T")
 
 
 class Fetcher:
-    """All requests of one reader go through here (one session, shared limits)."""
+    """All requests of one reader go through here (one transport, shared limits)."""
 
     def __init__(
         self,
-        session: aiohttp.ClientSession,
+        transport: Transport,
         config: ReaderConfig,
         deadline: float | None,
         guard: Guard | None = None,
         progress: Progress | None = None,
         gate: HostGate | None = None,
     ) -> None:
-        self._session = session
+        self._transport = transport
         self._gate = gate  # a bound per host shared beyond this reader (a cluster's); None: none
         # Its bytes grow with every piece received, not once a document ends (the
         # progress line's MB).
@@ -87,10 +84,11 @@ class Fetcher:
         self._slots: dict[str, asyncio.Semaphore] = {}
         # The environment's proxies when asked for, or when a caller's session reads them
         # (the guard must know); .netrc here unless that session adds it itself.
+        trusted = bool(getattr(transport, "trust_env", False))  # an aiohttp session's
         self._env = Environment(
             config.proxy,
-            trust_env=config.trust_env or session.trust_env,
-            netrc=config.trust_env and not session.trust_env,
+            trust_env=config.trust_env or trusted,
+            netrc=config.trust_env and not trusted,
         )
         if guard is not None and config.proxy is not None:
             guard.allow_proxy(URL(config.proxy))
@@ -148,21 +146,15 @@ class Fetcher:
         hops: list[tuple[int, str]] = []
         try:
             response, final = await self._open(url, clock, headers, body, hops)
-        except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, Refused):  # the guard, inside aiohttp's connector
-                refusal = exc.os_error.refusal
-                raise AddressRefused(
-                    str(refusal), url=url, host=refusal.host, address=refusal.address
-                ) from None
-            raise self._transport_error(url, exc) from exc
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+        except asyncio.TimeoutError as exc:
             raise self._transport_error(url, exc) from exc
         finally:
             result.redirects = tuple(hops)
         if response is None:  # the body refused a redirect target: it was not requested
             result.final_url = str(final)
             return
-        async with response:
+        reuse = True
+        try:
             result.final_url = str(final)
             result.status = response.status
             result.bytes = 0
@@ -183,59 +175,63 @@ class Fetcher:
                 etag=response.headers.get("ETag"),
                 last_modified=response.headers.get("Last-Modified"),
                 content_type=response.headers.get("Content-Type"),
-                content_length=response.content_length,
+                content_length=content_length(response.headers),
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):
                 return
-            content = response.content
+            chunks = response.chunks()
             decoder = _decoder(response, str(final))
-            try:
-                while True:
-                    data = await clock.wait(content.readany())
-                    if not data:
-                        if decoder is not None and not decoder.complete:
-                            raise TransportError(
-                                f"the {decoder.name} Content-Encoding stream ends before its "
-                                f"end after {result.bytes:,} bytes of the body",
-                                url=str(final),
-                            )
-                        break
-                    room = self._max_total - self.bytes
-                    if len(data) > room:
-                        data = data[: max(room, 0)]  # the budget ends inside this piece
-                    self._received(result, len(data))
-                    if data and not await _pass_on(body, decoder, data, str(final)):
-                        break
-                    if self.bytes >= self._max_total:
-                        raise LimitExceeded(
-                            f"the run's budget of {self._max_total:,} body bytes is spent; "
-                            f"stopped after {result.bytes:,} bytes of this body",
+            while True:
+                data = await self._next_chunk(chunks, clock, str(final), result.bytes)
+                if not data:
+                    if decoder is not None and not decoder.complete:
+                        raise TransportError(
+                            f"the {decoder.name} Content-Encoding stream ends before its "
+                            f"end after {result.bytes:,} bytes of the body",
                             url=str(final),
-                            kind=ProblemKind.MAX_TOTAL_BYTES,
                         )
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                if isinstance(exc, aiohttp.ClientPayloadError):
-                    # aiohttp raises a cut before handing over what it had buffered (a short
-                    # body arrives with the close): pass it on, what came before the cut
-                    # is kept.
-                    rest = unread(content)
-                    rest = rest[: max(self._max_total - self.bytes, 0)]
-                    if rest:
-                        self._received(result, len(rest))
-                        await _pass_on(body, decoder, rest, str(final))
-                raise self._transport_error(str(final), exc, midway=result.bytes) from exc
+                    break
+                room = self._max_total - self.bytes
+                if len(data) > room:
+                    data = data[: max(room, 0)]  # the budget ends inside this piece
+                self._received(result, len(data))
+                if data and not await _pass_on(body, decoder, data, str(final)):
+                    break
+                if self.bytes >= self._max_total:
+                    raise LimitExceeded(
+                        f"the run's budget of {self._max_total:,} body bytes is spent; "
+                        f"stopped after {result.bytes:,} bytes of this body",
+                        url=str(final),
+                        kind=ProblemKind.MAX_TOTAL_BYTES,
+                    )
             result.read = True
             result.elapsed = clock.waited
-            whole = await body.finish()
-            retire_if_overrun(response, self._session.connector, cut=not whole)
+            reuse = await body.finish()
+        finally:
+            response.close(reuse=reuse)
+
+    async def _next_chunk(
+        self, chunks: AsyncIterator[bytes], clock: _NetworkClock, url: str, midway: int
+    ) -> bytes:
+        """The body's next piece, b"" at its end; a fault or a timeout says how far it came."""
+        try:
+            return await clock.wait(anext(chunks, b""))
+        except (asyncio.TimeoutError, TransportError) as exc:
+            raise self._transport_error(url, exc, midway=midway) from exc
 
     def _transport_error(self, url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
         """:func:`_transport_error`, with no credential in its words (a proxy's password)."""
-        error = _transport_error(url, exc, midway=midway)
+        return self._masked(_transport_error(url, exc, midway=midway))
+
+    def _masked(self, error: TransportError) -> TransportError:
         secrets = (*self._secrets, *self._env.secrets)
         masked = mask_in(str(error), secrets)
-        return error if masked == str(error) else TransportError(masked, url=url)
+        if masked == str(error):
+            return error
+        plain = TransportError(masked, url=error.url)
+        plain.__cause__ = error.__cause__  # could_not_connect reads it
+        return plain
 
     def _received(self, result: FetchResult, size: int) -> None:
         result.bytes += size
@@ -249,7 +245,7 @@ class Fetcher:
         headers: dict[str, str] | None,
         body: Body,
         hops: list[tuple[int, str]],
-    ) -> tuple[aiohttp.ClientResponse | None, URL]:
+    ) -> tuple[TransportResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
         current = URL(url)
         seen = {current}
@@ -267,28 +263,31 @@ class Fetcher:
             if logger.isEnabledFor(logging.DEBUG):
                 via = "" if proxy is None else f" via {mask_url(str(proxy))}"
                 logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
-            response = await clock.wait(
-                self._session.get(
-                    current,
-                    allow_redirects=False,
-                    timeout=clock.aiohttp,
-                    headers=hop,
-                    proxy=proxy,
-                    auto_decompress=False,  # see _decoder
-                ),
-                connect=True,
-            )
+            try:
+                response = await clock.wait(
+                    self._transport.get(
+                        str(current), hop, proxy=None if proxy is None else str(proxy)
+                    ),
+                    connect=True,
+                )
+            except TransportError as exc:
+                exc.url = url  # a hop's fault is the fetch's: named by the URL asked for
+                raise self._masked(exc) from exc.__cause__
+            except FetchError as exc:
+                exc.url = url
+                raise
             # Through a proxy the socket's peer is the proxy: vet() judged the target.
             if guard is not None and proxy is None:
                 try:
-                    guard.check_peer(current, peer(response))
+                    address = response.peer
+                    guard.check_peer(current, None if address is None else (address,))
                 except AddressRefused:
-                    response.release()
+                    response.close()
                     raise
             if response.status not in _REDIRECTS:
                 return response, current
             location = response.headers.get("Location")
-            response.release()
+            response.close()
             if not location:
                 raise RedirectError(
                     f"HTTP {response.status} redirect without a Location header", url=str(current)
@@ -357,18 +356,13 @@ class _NetworkClock:
     sum of the waits of one request (a server trickling bytes is cut there); the run's
     deadline bounds every wait."""
 
-    __slots__ = ("_deadline", "_timeouts", "_waited", "aiohttp", "cause")
+    __slots__ = ("_deadline", "_timeouts", "_waited", "cause")
 
     def __init__(self, timeouts: Timeouts, deadline: float | None) -> None:
         self._timeouts = timeouts
         self._deadline = deadline
         self._waited = 0.0
         self.cause = ""  # which bound the last wait ran against, for a timeout's message
-        # aiohttp times the TCP connect alone (its 'connect' would count pool waits too);
-        # reads are timed here.
-        self.aiohttp = aiohttp.ClientTimeout(
-            total=None, connect=None, sock_connect=timeouts.connect, sock_read=None
-        )
 
     def _limit(self, connect: bool) -> float | None:
         limits: list[tuple[float, str]] = []
@@ -419,13 +413,13 @@ class _NetworkClock:
 # where the body does, so a cut one passed as whole (a text sitemap's last line, cut, came
 # out as a wrong URL). What is asked for (accept_encoding) is what this machine can undo;
 # a server may send another coding unasked.
-def _decoder(response: aiohttp.ClientResponse, url: str) -> Decoder | None:
+def _decoder(response: TransportResponse, url: str) -> Decoder | None:
     """The decoder of the response's Content-Encoding: None for none.
 
     A coding that cannot be undone here is final: asking again brings the same one.
     """
     try:
-        return decoder_for(", ".join(response.headers.getall("Content-Encoding", ())))
+        return decoder_for(response.headers.get("Content-Encoding", ""))
     except ContentEncodingError as exc:  # the coding's words; the URL is known here
         raise ContentEncodingError(f"{exc}: not read", url=url) from None
 
@@ -481,7 +475,7 @@ def _retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError:
+def _status_error(url: str, response: TransportResponse) -> HTTPStatusError:
     reason = f" {response.reason}" if response.reason else ""
     return HTTPStatusError(
         f"HTTP {response.status}{reason}",
@@ -491,35 +485,10 @@ def _status_error(url: str, response: aiohttp.ClientResponse) -> HTTPStatusError
     )
 
 
-def could_not_connect(error: Exception) -> bool:
-    """True when ``error`` is a connection that never opened (refused, no route, no name)."""
-    return isinstance(error, TransportError) and isinstance(
-        error.__cause__, aiohttp.ClientConnectorError
-    )
-
-
 def _transport_error(url: str, exc: BaseException, *, midway: int = 0) -> TransportError:
-    if isinstance(exc, aiohttp.ClientHttpProxyError):
-        # The proxy refused the tunnel (CONNECT, for an https target).
-        what = f"the proxy answered HTTP {exc.status} {exc.message}".rstrip()
-    elif isinstance(exc, aiohttp.ClientConnectorError):
-        # Said plainly: aiohttp's words ("Cannot connect to host ... ssl:default [Connect call
-        # failed ...]") name its internals, not the cause.
-        cause = exc.os_error
-        if isinstance(cause, ConnectionRefusedError):
-            why = "connection refused"
-        elif isinstance(cause, socket.gaierror):
-            why = f"the host name does not resolve: {cause.strerror or cause}"
-        else:
-            why = cause.strerror or str(cause) or type(cause).__name__
-        proxy = "the proxy " if isinstance(exc, aiohttp.ClientProxyConnectionError) else ""
-        what = f"could not connect to {proxy}{exc.host}:{exc.port} ({why})"
-    elif isinstance(exc, asyncio.TimeoutError):
+    """A timeout (the reader's clocks) or a transport's fault midway, said with the URL."""
+    if isinstance(exc, asyncio.TimeoutError):
         what = f"timed out: {exc}" if str(exc) else "timed out"
-    elif isinstance(exc, aiohttp.ClientResponseError) and not midway:
-        # aiohttp could not parse the response's head; the 400 in its message is its own
-        # code, not the server's answer.
-        what = f"the response's status line or headers could not be read: {exc.message}"
     else:
         what = str(exc) or type(exc).__name__
     if midway:

@@ -4,6 +4,7 @@ third of the command line's start."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,9 @@ def could_not_connect(error: Exception) -> bool:
     """True when ``error`` is a connection that never opened (refused, no route, no name)."""
     if not isinstance(error, TransportError):
         return False
-    # A TransportError comes from a fetch: ._fetch (and aiohttp) are loaded by now.
-    from ._fetch import could_not_connect as from_fetch
+    if isinstance(error.__cause__, (ConnectionRefusedError, socket.gaierror)):
+        return True  # any transport's way of saying so
+    # A TransportError comes from a fetch: with aiohttp's transport, aiohttp is loaded by now.
+    from ._aiohttp import could_not_connect as from_aiohttp
 
-    return from_fetch(error)
+    return from_aiohttp(error)
