@@ -16,7 +16,11 @@ Both spiders run with the same Scrapy settings, in two modes:
   schedules as usual): each page request costs what Scrapy's engine and middlewares charge
   for it, and no page is downloaded.
 
+* ``requests-one-by-one``: ``requests`` with ``sitemap_requests_in_bulk = False`` (the reader's
+  spider only): its page requests yielded one at a time, as Scrapy takes start requests.
+
 ``sitemap-reader-txt`` (the command line, no Scrapy) is the reader alone, for reference.
+``--runs`` picks the runs (``SitemapReaderSpider:requests-one-by-one`` is not run by default).
 """
 
 from __future__ import annotations
@@ -91,8 +95,12 @@ def run_spider(run: str, url: str) -> int:
         raise SystemExit(f"unknown spider {name}")
     if mode == "count":
         attributes["sitemap_filter"] = counter
-    elif mode == "requests":
+    elif mode in ("requests", "requests-one-by-one"):
         settings["SCHEDULER"] = PageCounter
+        if mode == "requests-one-by-one":
+            if base is not SitemapReaderSpider:
+                raise SystemExit("requests-one-by-one is a mode of SitemapReaderSpider only")
+            attributes["sitemap_requests_in_bulk"] = False
     else:
         raise SystemExit(f"unknown mode {mode}")
     process = AsyncCrawlerProcess(settings=settings)
