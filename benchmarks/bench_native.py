@@ -1,0 +1,165 @@
+"""The compiled urlset tokenizer against lxml's loc-only floor (issue 20's first measure).
+
+    python benchmarks/bench_native.py [--urls N] [--repeat R] [--docs plain,mixed,exact]
+
+Times ``sitemap_reader._native.UrlsetScanner`` (it must be a release build: ``pip install
+-e .`` makes one) on the plain, mixed and CDATA ("exact") documents of ``_generate.py``,
+generated and cached as ``bench_parse.py`` does, fed in 64 KiB chunks and returning every
+``<url>``'s loc, lastmod, changefreq and priority texts to Python. Beside it: the floor
+(``bench_parse.py``'s lxml iterparse reading ``<loc>`` only), the tokenizer's Python
+reference (the same contract on expat) and today's reader (``SitemapParser``, full
+records), for scale. Each reader runs in its own fresh process, best of R; "x floor" is
+its time over the floor's on the same document (CPU time in brackets: steadier on a
+shared machine). The tokenizer's texts are not yet records: what it costs to make
+``Entry`` objects of them is the rest of issue 20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from _generate import DEFAULT_URLS
+from bench_parse import CHUNK, _git_state, _lxml, _maxrss_mib, _sitemap_reader, make_docs
+
+READERS = {
+    "rust": "compiled tokenizer (rust)",
+    "python-ref": "its Python reference (expat)",
+    "sitemap-reader": "SitemapParser today, full records",
+    "lxml": "lxml iterparse loc (floor)",
+}
+FLOOR = "lxml"
+CHILD_TIMEOUT = 900.0
+
+
+def _scanner(data: bytes, chunk: int, compiled: bool) -> Callable[[], int]:
+    if compiled:
+        from sitemap_reader import _native
+
+        if _native.build_profile != "release":
+            raise SystemExit(f"the compiled core is a {_native.build_profile} build: not timed")
+        make: Any = _native.UrlsetScanner
+    else:
+        from sitemap_reader._core._xml._urlscan import PyUrlsetScanner
+
+        make = PyUrlsetScanner
+
+    def run() -> int:
+        scanner = make()
+        n = 0
+        for start in range(0, len(data), chunk):
+            for fields in scanner.feed(data[start : start + chunk]):
+                n += bool(fields[0])
+        for fields in scanner.close():
+            n += bool(fields[0])
+        if scanner.error is not None:
+            raise RuntimeError(str(scanner.error))
+        return n
+
+    return run
+
+
+def child(key: str, path: Path, repeat: int, chunk: int) -> dict[str, Any]:
+    data = path.read_bytes()
+    builders: dict[str, Callable[[], Callable[[], int | None]]] = {
+        "rust": lambda: _scanner(data, chunk, True),
+        "python-ref": lambda: _scanner(data, chunk, False),
+        "sitemap-reader": lambda: _sitemap_reader(data, True, chunk),
+        "lxml": lambda: _lxml(data, False),
+    }
+    run = builders[key]()
+    out: dict[str, Any] = {"times": [], "cpu": [], "counts": []}
+    for _ in range(repeat):
+        gc.collect()
+        cpu, start = time.process_time(), time.perf_counter()
+        count = run()
+        out["times"].append(time.perf_counter() - start)
+        out["cpu"].append(time.process_time() - cpu)
+        out["counts"].append(count)
+    out["rss_peak_mib"] = _maxrss_mib()
+    return out
+
+
+def _measure(key: str, path: Path, repeat: int, chunk: int) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", key, str(path)]
+    cmd += ["--repeat", str(repeat), "--chunk", str(chunk)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT, check=False)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"failed": f"exit {proc.returncode}: {tail}"}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--urls", type=int, default=DEFAULT_URLS, help="URLs per document")
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs per reader, best kept")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--chunk", type=int, default=CHUNK, help="bytes per feed() (64 KiB)")
+    ap.add_argument("--docs", default="plain,mixed,exact", help="any of plain, mixed, exact")
+    ap.add_argument("--readers", default=",".join(READERS), help=f"any of {', '.join(READERS)}")
+    ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results here")
+    ap.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.child:
+        print(json.dumps(child(args.child[0], Path(args.child[1]), args.repeat, args.chunk)))
+        return 0
+    names = [n.strip() for n in args.docs.split(",") if n.strip()]
+    keys = [k.strip() for k in args.readers.split(",") if k.strip()]
+    if set(names) - {"plain", "mixed", "exact"} or set(keys) - set(READERS):
+        ap.error("unknown document or reader; see --help")
+    if FLOOR not in keys:
+        keys.append(FLOOR)
+
+    print(
+        f"compiled tokenizer benchmark ({_git_state()})\nPython {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; best of "
+        f"{args.repeat}, {args.chunk:,}-byte chunks, each reader in a fresh process"
+    )
+    report: list[dict[str, Any]] = []
+    for doc in make_docs(args.urls, args.seed, names):
+        results = {key: _measure(key, doc.path, args.repeat, args.chunk) for key in keys}
+        floor = results[FLOOR]
+        print(f"\n{doc.name}: {doc.urls:,} URLs, {doc.xml_bytes / 1e6:.1f} MB XML")
+        head = (
+            f"  {'reader':<36} {'seconds':>7} {'(CPU)':>6} {'MB/s':>6} {'x floor':>13} {'URLs':>7}"
+        )
+        print(head + "\n  " + "-" * (len(head) - 2))
+        for key in keys:
+            r = results[key]
+            if "failed" in r:
+                print(f"  {READERS[key]:<36} failed: {r['failed']}")
+                continue
+            best = min(range(len(r["times"])), key=r["times"].__getitem__)
+            seconds, cpu = r["times"][best], r["cpu"][best]
+            ratio = "-"
+            if "failed" not in floor:
+                ratio = f"{seconds / min(floor['times']):.2f}x ({cpu / min(floor['cpu']):.2f}x)"
+            urls = r["counts"][best]
+            print(
+                f"  {READERS[key]:<36} {seconds:7.3f} {cpu:6.2f} "
+                f"{doc.xml_bytes / seconds / 1e6:6.0f} {ratio:>13} {urls if urls is not None else '-':>7}"
+            )
+            report.append({"doc": doc.name, "reader": key, "seconds": seconds, "cpu": cpu, **r})
+    print("\nx floor: best wall time over the floor's best (CPU time over CPU time in brackets).")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
