@@ -6,6 +6,8 @@ Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set
 
 from typing import Final, final
 
+__all__ = ["UrlsetScanner", "__version__", "build_profile"]
+
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
 
@@ -19,8 +21,9 @@ class UrlsetScanner:
     and ``error`` says what it was. ``feed`` after ``close`` raises RuntimeError.
     """
 
-    def __init__(self, *, max_token_bytes: int = 1_048_576) -> None: ...
-    def feed(self, data: bytes, /) -> list[tuple[str, str | None, str | None, str | None]]: ...
+    def __new__(cls, *, max_token_bytes: int = ...) -> UrlsetScanner:
+        """``max_token_bytes`` (1 MiB by default, as ``Limits``) bounds what is held."""
+    def feed(self, data: bytes) -> list[tuple[str, str | None, str | None, str | None]]: ...
     def close(self) -> list[tuple[str, str | None, str | None, str | None]]: ...
     @property
     def error(self) -> tuple[str, int, str] | None:
