@@ -12,6 +12,11 @@ records), for scale. Each reader runs in its own fresh process, best of R; "x fl
 its time over the floor's on the same document (CPU time in brackets: steadier on a
 shared machine). The tokenizer's texts are not yet records: what it costs to make
 ``Entry`` objects of them is the rest of issue 20.
+
+Two rows come from Rust alone (``cargo bench --bench tokenize``, built before the timing
+starts, a release build): the tokenizer with no Python objects made, and quick-xml's
+reader over the whole document with every event dropped, what the crate itself costs on
+these documents. They are skipped where cargo is missing (``--no-cargo``: always).
 """
 
 from __future__ import annotations
@@ -29,10 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from _generate import DEFAULT_URLS
-from bench_parse import CHUNK, _git_state, _lxml, _maxrss_mib, _sitemap_reader, make_docs
+from bench_parse import CHUNK, ROOT, _git_state, _lxml, _maxrss_mib, _sitemap_reader, make_docs
 
+RUST_ROWS = {
+    "quick-xml": "quick-xml alone, events dropped",
+    "rust-alone": "tokenizer in Rust, no Python objects",
+}
 READERS = {
-    "rust": "compiled tokenizer (rust)",
+    "rust": "compiled tokenizer from Python",
     "python-ref": "its Python reference (expat)",
     "sitemap-reader": "SitemapParser today, full records",
     "lxml": "lxml iterparse loc (floor)",
@@ -101,6 +110,29 @@ def _measure(key: str, path: Path, repeat: int, chunk: int) -> dict[str, Any]:
     return result
 
 
+def rust_alone(paths: Sequence[Path]) -> dict[Path, dict[str, float]]:
+    """The Rust-only figures of each document, keyed by path (empty without cargo)."""
+    cmd = ["cargo", "bench", "--quiet", "--locked", "--bench", "tokenize", "--"]
+    try:
+        proc = subprocess.run(
+            [*cmd, *map(str, paths)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"(no Rust-only rows: {exc})")
+        return {}
+    out: dict[Path, dict[str, float]] = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            out[Path(row["path"]).resolve()] = row
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -112,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--docs", default="plain,mixed,exact", help="any of plain, mixed, exact")
     ap.add_argument("--readers", default=",".join(READERS), help=f"any of {', '.join(READERS)}")
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results here")
+    ap.add_argument("--no-cargo", action="store_true", help="skip the Rust-only rows")
     ap.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -131,31 +164,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.repeat}, {args.chunk:,}-byte chunks, each reader in a fresh process"
     )
     report: list[dict[str, Any]] = []
-    for doc in make_docs(args.urls, args.seed, names):
+    docs = make_docs(args.urls, args.seed, names)
+    alone = {} if args.no_cargo else rust_alone([doc.path for doc in docs])
+    for doc in docs:
         results = {key: _measure(key, doc.path, args.repeat, args.chunk) for key in keys}
         floor = results[FLOOR]
+        row = alone.get(doc.path.resolve())
+        if row is not None:  # (one process for all documents: no CPU time of its own)
+            results["quick-xml"] = {"times": [row["quick_xml_seconds"]], "counts": [None]}
+            results["rust-alone"] = {"times": [row["seconds"]], "counts": [row["records"]]}
         print(f"\n{doc.name}: {doc.urls:,} URLs, {doc.xml_bytes / 1e6:.1f} MB XML")
         head = (
             f"  {'reader':<36} {'seconds':>7} {'(CPU)':>6} {'MB/s':>6} {'x floor':>13} {'URLs':>7}"
         )
         print(head + "\n  " + "-" * (len(head) - 2))
-        for key in keys:
+        labels = {**RUST_ROWS, **READERS}
+        for key in [k for k in RUST_ROWS if k in results] + keys:
             r = results[key]
             if "failed" in r:
-                print(f"  {READERS[key]:<36} failed: {r['failed']}")
+                print(f"  {labels[key]:<36} failed: {r['failed']}")
                 continue
             best = min(range(len(r["times"])), key=r["times"].__getitem__)
-            seconds, cpu = r["times"][best], r["cpu"][best]
+            seconds, cpu = r["times"][best], r.get("cpu", [None])[best]
             ratio = "-"
             if "failed" not in floor:
-                ratio = f"{seconds / min(floor['times']):.2f}x ({cpu / min(floor['cpu']):.2f}x)"
+                ratio = f"{seconds / min(floor['times']):.2f}x"
+                if cpu is not None:
+                    ratio += f" ({cpu / min(floor['cpu']):.2f}x)"
             urls = r["counts"][best]
+            cpu_text = "-" if cpu is None else f"{cpu:.2f}"
             print(
-                f"  {READERS[key]:<36} {seconds:7.3f} {cpu:6.2f} "
+                f"  {labels[key]:<36} {seconds:7.3f} {cpu_text:>6} "
                 f"{doc.xml_bytes / seconds / 1e6:6.0f} {ratio:>13} {urls if urls is not None else '-':>7}"
             )
             report.append({"doc": doc.name, "reader": key, "seconds": seconds, "cpu": cpu, **r})
-    print("\nx floor: best wall time over the floor's best (CPU time over CPU time in brackets).")
+    print(
+        "\nx floor: best wall time over the floor's best (CPU time over CPU time in brackets;\n"
+        "the Rust-only rows run in one process, best of five, and have no CPU figure)."
+    )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -122,7 +122,7 @@ pub struct UrlsetScanner {
     events: u64,      // events read so far (an XML declaration must be the first)
     max_token_bytes: usize,
     names: Namespaces,
-    open: Vec<String>, // the qualified names of the open elements: end tags must match
+    open: OpenElements, // end tags must match
     root_ns: Option<String>,
     root_closed: bool,
     item: Option<UrlRecord>,
@@ -150,7 +150,7 @@ impl UrlsetScanner {
             events: 0,
             max_token_bytes,
             names: Namespaces::default(),
-            open: Vec::new(),
+            open: OpenElements::default(),
             root_ns: None,
             root_closed: false,
             item: None,
@@ -413,7 +413,7 @@ impl UrlsetScanner {
         if empty {
             self.closed_element(depth);
         } else {
-            self.open.push(qname.to_owned());
+            self.open.push(qname);
         }
     }
 
@@ -563,6 +563,39 @@ impl UrlsetScanner {
                 .to_owned();
             self.fail(ErrorKind::Entity, at, message);
         }
+    }
+}
+
+/// The qualified names of the open elements, in one buffer: an allocation per element
+/// would cost more than quick-xml's parsing of it.
+#[derive(Debug, Default)]
+struct OpenElements {
+    names: String,
+    starts: Vec<usize>,
+}
+
+impl OpenElements {
+    fn push(&mut self, name: &str) {
+        self.starts.push(self.names.len());
+        self.names.push_str(name);
+    }
+
+    fn pop(&mut self) {
+        if let Some(start) = self.starts.pop() {
+            self.names.truncate(start);
+        }
+    }
+
+    fn last(&self) -> Option<&str> {
+        self.starts.last().map(|&start| &self.names[start..])
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.starts.is_empty()
     }
 }
 
