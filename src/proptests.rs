@@ -188,8 +188,17 @@ fn mutate(mut data: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
     data
 }
 
+/// 512 cases each by default (`cargo test` stays quick); PROPTEST_CASES asks for more.
+fn config() -> ProptestConfig {
+    let mut config = ProptestConfig::default(); // (reads PROPTEST_CASES)
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 512;
+    }
+    config
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn generated_urlsets_read_alike_in_any_split(
@@ -223,5 +232,34 @@ fn every_corpus_file_reads_alike_byte_by_byte() {
         let whole = scan_pieces(data, &[]);
         let cuts: Vec<usize> = (1..data.len()).step_by(97).collect();
         assert_eq!(scan_pieces(data, &cuts), whole);
+    }
+}
+
+#[test]
+fn a_long_run_of_text_reads_alike_whole_and_split() {
+    // Found by the mutation property: a urlset cut off in a run of white space longer than
+    // the token limit was refused when fed whole, read when fed in two.
+    let mut doc = b"<urlset><url><loc>a</loc></url>".to_vec();
+    doc.extend(std::iter::repeat_n(
+        b' ',
+        crate::DEFAULT_MAX_TOKEN_BYTES + 1,
+    ));
+    let whole = scan_pieces(&doc, &[]);
+    assert_eq!(scan_pieces(&doc, &[31]), whole);
+    assert_eq!(whole.1.map(|e| e.kind), Some(crate::ErrorKind::Truncated));
+}
+
+#[test]
+fn a_long_token_is_refused_whole_and_split() {
+    let mut doc = b"<urlset><url><loc>a</loc></url><!--".to_vec();
+    doc.extend(std::iter::repeat_n(b'>', crate::DEFAULT_MAX_TOKEN_BYTES));
+    doc.extend(b"--></urlset>");
+    let whole = scan_pieces(&doc, &[]);
+    assert_eq!(
+        whole.1.as_ref().map(|e| (e.kind, e.offset)),
+        Some((crate::ErrorKind::TokenTooLarge, 31))
+    );
+    for cuts in [vec![40], vec![1000, 70_000, 900_000]] {
+        assert_eq!(scan_pieces(&doc, &cuts), whole);
     }
 }

@@ -243,9 +243,12 @@ impl UrlsetScanner {
         let pending = &self.pending;
         // Only new bytes can hold a new cut point: the old ones were searched.
         match memrchr2(b'>', b'<', &pending[self.searched..]) {
+            Some(i) if pending[self.searched + i] == b'<' => self.searched + i,
+            // After a '>' comes text (or, if the '>' was inside markup, nothing is read
+            // past that markup's start anyway): all of it that cannot go on.
             Some(i) => {
-                let at = self.searched + i;
-                at + usize::from(pending[at] == b'>')
+                let at = self.searched + i + 1;
+                at + text_end(&pending[at..])
             }
             // A long run of text (what was left after a cut always starts with the
             // markup that was cut, or with text): all of it but what may go on.
@@ -280,9 +283,20 @@ impl UrlsetScanner {
                     break;
                 }
                 Ok(event) => {
+                    let markup = !matches!(event, Event::Text(_) | Event::GeneralRef(_));
                     self.on_event(event, base + used as u64);
                     self.events += 1;
-                    used = usize::try_from(reader.buffer_position()).unwrap_or(end - start);
+                    let next = usize::try_from(reader.buffer_position()).unwrap_or(end - start);
+                    // The same bound as on an unfinished token (check_pending), so that
+                    // the verdict does not depend on where the chunks were cut.
+                    if markup && next - used > self.max_token_bytes {
+                        self.fail(
+                            ErrorKind::TokenTooLarge,
+                            base + used as u64,
+                            self.too_long(),
+                        );
+                    }
+                    used = next;
                 }
                 // Cut inside markup by the chunking: parsed again with more bytes.
                 Err(XmlError::Syntax(e)) if !last && e != SyntaxError::InvalidBangMarkup => {
@@ -298,13 +312,15 @@ impl UrlsetScanner {
     }
 
     fn check_pending(&mut self) {
+        // What is left is unfinished markup (or a reference still without its ';').
         if self.pending.len() > self.max_token_bytes {
-            let message = format!(
-                "an unfinished token or run of text over {} bytes",
-                self.max_token_bytes
-            );
-            self.fail(ErrorKind::TokenTooLarge, self.offset, message);
+            self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long());
         }
+    }
+
+    fn too_long(&self) -> String {
+        let max = self.max_token_bytes;
+        format!("a token (a tag, comment, CDATA section or declaration) over {max} bytes")
     }
 
     fn finish(&mut self) {
