@@ -526,16 +526,28 @@ impl UrlsetScanner {
     }
 
     fn on_text(&mut self, raw: &str, at: u64) {
-        if let Some(i) = refs::forbidden_control(raw.as_bytes()) {
-            let message = format!("the control character {:#04x}", raw.as_bytes()[i]);
-            return self.fail(ErrorKind::Syntax, at + i as u64, message);
+        // The first fault by position (where a run of text starts depends on the split):
+        // a forbidden control character, or outside the root anything but white space.
+        let control = refs::forbidden_control(raw.as_bytes());
+        let outside = if self.open.is_empty() {
+            raw.bytes().position(|b| !is_xml_space(b))
+        } else {
+            None
+        };
+        match (control, outside) {
+            (Some(i), o) if o.is_none_or(|o| i <= o) => {
+                let message = format!("the control character {:#04x}", raw.as_bytes()[i]);
+                return self.fail(ErrorKind::Syntax, at + i as u64, message);
+            }
+            (_, Some(i)) => {
+                let message = "text outside the root element".to_owned();
+                return self.fail(ErrorKind::Syntax, at + i as u64, message);
+            }
+            _ => {}
         }
         if self.capture.is_some() {
             push_normalized(&mut self.text, raw);
             self.check_value();
-        } else if self.open.is_empty() && !raw.bytes().all(is_xml_space) {
-            let message = "text outside the root element".to_owned();
-            self.fail(ErrorKind::Syntax, at, message);
         }
     }
 
