@@ -1,8 +1,20 @@
 //! References in text: `&#n;`, `&#xh;` and the five predefined entities, decoded once.
 //! Nothing else is an entity here: no DTD is read, so any other name is an error.
 
+/// The fault of a '&' that no reference follows ("& ", or "&x" and no ';' before '<').
+pub(crate) const UNCLOSED: &str = "a '&' that starts no reference (no ';' ends it; write &amp;)";
+
+/// Whether `b` can be in the name of a reference (what the tokenizer waits for).
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"#._:-".contains(&b) || b >= 0x80
+}
+
 /// What `&name;` stands for, or why it cannot be read.
 pub(crate) fn resolve(name: &str) -> Result<char, String> {
+    // quick-xml reads up to the ';' whatever comes between: "&a b;" is no reference.
+    if name.is_empty() || !name.bytes().all(is_name_byte) {
+        return Err(UNCLOSED.to_owned());
+    }
     if let Some(number) = name.strip_prefix('#') {
         let value = match number.strip_prefix('x') {
             Some(hex) if valid_digits(hex, 16) => u32::from_str_radix(hex, 16).ok(),

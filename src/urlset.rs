@@ -230,8 +230,13 @@ impl UrlsetScanner {
             self.searched = self.pending.len();
         }
         if let Some(offset) = bad {
-            let message = "the document is not UTF-8 (an invalid byte sequence)".to_owned();
-            self.fail(ErrorKind::Encoding, offset, message);
+            if offset - self.offset > self.max_token_bytes as u64 {
+                // An unfinished token ran over the bound before the bad byte: that came
+                // first, as it does when the bytes come in smaller chunks.
+                self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long());
+            } else {
+                self.fail(ErrorKind::Encoding, offset, not_utf8());
+            }
         }
         if !last && self.error.is_none() {
             self.check_pending();
@@ -283,7 +288,7 @@ impl UrlsetScanner {
                     break;
                 }
                 Ok(event) => {
-                    let markup = !matches!(event, Event::Text(_) | Event::GeneralRef(_));
+                    let markup = !matches!(event, Event::Text(_));
                     self.on_event(event, base + used as u64);
                     self.events += 1;
                     let next = usize::try_from(reader.buffer_position()).unwrap_or(end - start);
@@ -313,8 +318,16 @@ impl UrlsetScanner {
 
     fn check_pending(&mut self) {
         // What is left is unfinished markup (or a reference still without its ';').
-        if self.pending.len() > self.max_token_bytes {
-            self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long());
+        let max = self.max_token_bytes;
+        if self.pending.len() > max {
+            // A bad byte within the bound comes first (as it does when fed whole).
+            match std::str::from_utf8(&self.pending[..=max]) {
+                Err(e) if e.error_len().is_some() => {
+                    let offset = self.offset + e.valid_up_to() as u64;
+                    self.fail(ErrorKind::Encoding, offset, not_utf8());
+                }
+                _ => self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long()),
+            }
         }
     }
 
@@ -345,14 +358,15 @@ impl UrlsetScanner {
     }
 
     fn fail_xml(&mut self, error: &XmlError, offset: u64) {
+        let unclosed = quick_xml::errors::IllFormedError::UnclosedReference;
+        if matches!(error, XmlError::IllFormed(e) if *e == unclosed) {
+            return self.fail(ErrorKind::Reference, offset, refs::UNCLOSED.to_owned());
+        }
         let kind = match error {
             XmlError::Syntax(SyntaxError::InvalidBangMarkup) => ErrorKind::Syntax,
             XmlError::Syntax(_) => ErrorKind::Truncated,
             XmlError::Encoding(_) => ErrorKind::Encoding,
             XmlError::Escape(_) => ErrorKind::Reference,
-            XmlError::IllFormed(quick_xml::errors::IllFormedError::UnclosedReference) => {
-                ErrorKind::Reference
-            }
             _ => ErrorKind::Syntax,
         };
         self.fail(kind, offset, error.to_string());
@@ -632,7 +646,9 @@ impl OpenElements {
 fn text_end(text: &[u8]) -> usize {
     let mut end = text.len();
     if let Some(amp) = memchr::memrchr(b'&', text) {
-        if memchr::memchr(b';', &text[amp..]).is_none() {
+        // Held back only while it can still become one: "& " is broken already, and
+        // quick-xml says so now as it would with the rest of the document.
+        if text[amp + 1..].iter().all(|&b| refs::is_name_byte(b)) {
             end = amp;
         }
     }
@@ -640,6 +656,10 @@ fn text_end(text: &[u8]) -> usize {
         end -= 1;
     }
     end // (a character cut by the chunking is left by parse's UTF-8 check)
+}
+
+fn not_utf8() -> String {
+    "the document is not UTF-8 (an invalid byte sequence)".to_owned()
 }
 
 fn is_xml_space(b: u8) -> bool {
