@@ -288,19 +288,20 @@ impl UrlsetScanner {
                     break;
                 }
                 Ok(event) => {
-                    let markup = !matches!(event, Event::Text(_));
-                    self.on_event(event, base + used as u64);
-                    self.events += 1;
                     let next = usize::try_from(reader.buffer_position()).unwrap_or(end - start);
-                    // The same bound as on an unfinished token (check_pending), so that
-                    // the verdict does not depend on where the chunks were cut.
-                    if markup && next - used > self.max_token_bytes {
+                    // The same bound as on an unfinished token (check_pending), checked
+                    // before the token is read, so that the verdict does not depend on
+                    // where the chunks were cut.
+                    if !matches!(event, Event::Text(_)) && next - used > self.max_token_bytes {
                         self.fail(
                             ErrorKind::TokenTooLarge,
                             base + used as u64,
                             self.too_long(),
                         );
+                        break;
                     }
+                    self.on_event(event, base + used as u64);
+                    self.events += 1;
                     used = next;
                 }
                 // Cut inside markup by the chunking: parsed again with more bytes.
