@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod guard;
 mod names;
 mod refs;
 pub mod urlset;

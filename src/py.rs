@@ -4,12 +4,11 @@
 //! The work runs detached from the interpreter (the GIL released), and a panic is caught
 //! and reported as an "internal" error, never as Python's PanicException.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-use crate::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};
+use crate::guard::caught;
+use crate::{ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};
 
 /// One `<url>` as Python gets it: (loc, lastmod, changefreq, priority).
 type Fields = (String, Option<String>, Option<String>, Option<String>);
@@ -67,19 +66,10 @@ impl PyUrlsetScanner {
             return Vec::new();
         }
         let inner = &mut self.inner;
-        match py.detach(|| catch_unwind(AssertUnwindSafe(|| work(inner)))) {
+        match py.detach(|| caught(|| work(inner))) {
             Ok(records) => records.into_iter().map(fields).collect(),
-            Err(payload) => {
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                self.panic = Some(ScanError {
-                    kind: ErrorKind::Internal,
-                    offset: 0,
-                    message: format!("a bug in the compiled scanner (a caught panic: {what})"),
-                });
+            Err(error) => {
+                self.panic = Some(error); // (the scanner is not used again)
                 Vec::new()
             }
         }
