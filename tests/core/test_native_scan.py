@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,17 @@ def test_a_document_cut_anywhere_keeps_the_same_urls() -> None:
         got, want = scan(_rust(), [doc[:cut]]), scan(PyUrlsetScanner, [doc[:cut]])
         assert got[0] == want[0], cut
         assert (got[1] is None) == (want[1] is None), (cut, got[1], want[1])
+
+
+@needs_compiled
+def test_two_threads_read_two_documents_at_once() -> None:
+    # The bindings release the GIL around the work: each thread's scanner must still read
+    # its own document right (correctness only; the speed is the benchmark's).
+    docs = [_generate.mixed_sitemap(2_000, seed=s) for s in (3, 4)]
+    expected = [scan(_rust(), [doc]) for doc in docs]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        got = list(pool.map(lambda doc: scan(_rust(), sized(doc, 4_096)), docs))
+    assert got == expected
 
 
 _TEXT = st.sampled_from(
