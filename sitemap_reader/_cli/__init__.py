@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import sitemap_reader as sr
 
+from .._core import _native_scan
 from . import _check, _dump, _signals, _state, _tree
 from ._options import UsageError
 from ._output import OutputError, drop_stdout
@@ -76,7 +77,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "and print one record per page URL.",
         epilog="Each command's --help gives its options and exit statuses.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {sr.__version__}")
+    # Which cores run: the compiled one is far faster, so a report must say which it was.
+    version = f"%(prog)s {sr.__version__} ({_native_scan.describe()})"
+    parser.add_argument("--version", action="version", version=version)
     parser.set_defaults(run=None, parser=parser)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for command in (_dump, _tree, _check, _state):
