@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from .._core import _native_scan
+from .._core._xml import _tokenizer
 from . import _check, _dump, _signals, _state, _tree
 from ._options import UsageError
 from ._output import OutputError, drop_stdout
@@ -78,7 +78,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog="Each command's --help gives its options and exit statuses.",
     )
     # Which cores run: the compiled one is far faster, so a report must say which it was.
-    version = f"%(prog)s {sr.__version__} ({_native_scan.describe()})"
+    version = f"%(prog)s {sr.__version__} ({_tokenizer.describe()})"
     parser.add_argument("--version", action="version", version=version)
     parser.set_defaults(run=None, parser=parser)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")

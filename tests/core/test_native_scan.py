@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemap_reader import DEFAULT_LIMITS, Entry, Format, SitemapParser
-from sitemap_reader._core import _native_scan
 from sitemap_reader._core._doc import Document
+from sitemap_reader._core._xml import _tokenizer as _native_scan
 from sitemap_reader._core._xml._urlscan import PyUrlsetScanner
 from tests.support.helpers import (
     CORPUS,

@@ -420,7 +420,7 @@ class _Work:
         return self.expat + self.scanner + self.allocated
 
 
-_MAKE_PARSER = _expat._make_parser
+_MAKE_PARSER = _expat.make_parser
 _SCANNER_RUN = Scanner._run
 
 
@@ -430,7 +430,7 @@ def _feed_work(
     """Open ``token`` and feed ``chunk``-byte pieces of it up to ``limit`` bytes, then on to
     the verdict: the work the pieces cost, and every event."""
     work = _Work()
-    monkeypatch.setattr(_expat, "_make_parser", lambda: _CountingExpat(_MAKE_PARSER(), work))
+    monkeypatch.setattr(_expat, "make_parser", lambda: _CountingExpat(_MAKE_PARSER(), work))
 
     def counted_run(scanner: Scanner, buf: str) -> bytes | None:
         work.scanner += len(buf)

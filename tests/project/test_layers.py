@@ -29,7 +29,8 @@ PACKAGE = Path(sitemap_reader.__file__).parent
 # between them; the walk's judgements use the loose modules only.
 BELOW: dict[str, tuple[str, ...]] = {
     "_base": (),
-    "_core": ("_base",),
+    "_native": (),  # the compiled extension: it imports nothing of the package
+    "_core": ("_base", "_native"),
     "_core._formats": ("_core",),
     "_core._xml": ("_core._formats",),
     "_core._parser": ("_core._xml",),
@@ -56,6 +57,7 @@ CLI_GLUE: dict[str, frozenset[str]] = {
     "_base._words": frozenset({"plural"}),
     "_check._report": frozenset({"render_report"}),
     "_check._text": frozenset({"summary_of", "write_json_line", "write_text"}),
+    "_core._xml._tokenizer": frozenset({"describe"}),  # --version says which tokenizer runs
     "_output._lines": frozenset({"change_writer", "entry_writer"}),
 }
 
@@ -66,6 +68,8 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+# Modules of the package that are no Python source: the compiled extension (and its stub).
+EXTENSIONS = frozenset({"sitemap_reader._native"})
 
 
 def layer_of(module: str) -> str:
@@ -129,7 +133,7 @@ def imports_of(module: str) -> Iterator[Import]:
                 continue
             for alias in node.names:
                 submodule = f"{target}.{alias.name}"
-                if submodule in MODULES:
+                if submodule in MODULES or submodule in EXTENSIONS:
                     aliases[alias.asname or alias.name] = submodule
                     yield Import(module, node.lineno, submodule, None)
                 else:

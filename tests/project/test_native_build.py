@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import sitemap_reader
-from sitemap_reader._core import _native_scan
+from sitemap_reader._core._xml import _tokenizer as _native_scan
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
@@ -60,7 +60,7 @@ def test_the_compiled_core_is_in_use_under_ci() -> None:
 
 
 def test_the_environment_variable_selects_the_python_core() -> None:
-    code = "from sitemap_reader._core import _native_scan as n; print(n.COMPILED, n.describe())"
+    code = "from sitemap_reader._core._xml import _tokenizer as n; print(n.COMPILED, n.describe())"
     assert _python(code, SITEMAP_READER_PURE="1") == (
         "False core: python; tokenizer: python, SITEMAP_READER_PURE"
     )
@@ -70,7 +70,7 @@ def test_a_missing_extension_falls_back_to_python_without_an_error() -> None:
     # sys.modules[name] = None makes "import name" raise ImportError, as a missing file does.
     code = (
         "import sys; sys.modules['sitemap_reader._native'] = None\n"
-        "from sitemap_reader._core import _native_scan as n\n"
+        "from sitemap_reader._core._xml import _tokenizer as n\n"
         "s = n.UrlsetScanner()\n"
         "print(n.COMPILED, s.feed(b'<urlset><url><loc>https://e.com/</loc></url></urlset>'))"
     )

@@ -65,7 +65,7 @@ class ExpatDriver:
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
-        self.parser = _make_parser()
+        self.parser = make_parser()
         # False once the document is a feed: it is buffered whole and capped by
         # max_feed_bytes instead.
         self.bound_tokens = True
@@ -169,7 +169,7 @@ _HANDLERS = (
 )
 
 
-def _make_parser() -> Any:
+def make_parser() -> Any:
     p = pyexpat.ParserCreate(namespace_separator=" ")
     p.buffer_text = True
     p.buffer_size = 65_536

@@ -37,7 +37,7 @@ from ._records import emit_entry, emit_ref
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 # Namespaces real files give the sitemap elements: read as the real one, reported.
-_SITEMAP_LIKE = frozenset(
+SITEMAP_LIKE = frozenset(
     {
         SITEMAP_NS,
         "https://www.sitemaps.org/schemas/sitemap/0.9",
@@ -129,7 +129,7 @@ class SitemapMachine:
 
     def _name(self, name: str) -> tuple[int, str]:
         ns, _, local = name.rpartition(" ")
-        kind = CORE if ns == self._root_ns or ns in _SITEMAP_LIKE else kind_of(ns)
+        kind = CORE if ns == self._root_ns or ns in SITEMAP_LIKE else kind_of(ns)
         real = EXT_VARIANTS.get(ns)
         if real is not None:
             self.doc.variants.setdefault(ns, real)

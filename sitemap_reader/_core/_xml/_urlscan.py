@@ -6,7 +6,7 @@ priority) texts, exactly what the Python core's urlset machine hands its record 
 (``._sitemap``: the fields at depth 3 of a ``<url>`` of the sitemap namespace, their text
 joined and stripped). It runs on the protected expat parser of ``._expat``, so what the
 compiled one is compared with is the Python core's own reading of the bytes; it is also
-what ``._native_scan`` falls back to when the extension is missing.
+what ``._tokenizer`` falls back to when the extension is missing.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from pyexpat import errors as expat_errors
 
 from defusedxml import EntitiesForbidden, ExternalReferenceForbidden
 
-from ._expat import MAX_ELEMENT_DEPTH, TRUNCATION_CODES, _make_parser, exc_text, refusal
-from ._sitemap import _SITEMAP_LIKE
+from .._halt import MAX_ELEMENT_DEPTH
+from ._expat import TRUNCATION_CODES, exc_text, make_parser, refusal
+from ._sitemap import SITEMAP_LIKE
 
 Fields = tuple[str, str | None, str | None, str | None]
 Fault = tuple[str, int, str]  # (kind, byte offset, message), as the compiled one words it
@@ -39,7 +40,7 @@ class PyUrlsetScanner:
 
     def __init__(self, *, max_token_bytes: int = 1_048_576) -> None:
         self._max = max_token_bytes
-        p = self._parser = _make_parser()
+        p = self._parser = make_parser()
         p.StartElementHandler = self._start
         p.EndElementHandler = self._end
         p.CharacterDataHandler = self._chars
@@ -99,7 +100,7 @@ class PyUrlsetScanner:
     # -- expat's handlers ----------------------------------------------------------------
 
     def _core(self, ns: str) -> bool:
-        return ns == self._root_ns or ns in _SITEMAP_LIKE
+        return ns == self._root_ns or ns in SITEMAP_LIKE
 
     def _start(self, name: str, attrs: object) -> None:
         depth = self._depth = self._depth + 1

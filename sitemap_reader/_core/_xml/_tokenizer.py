@@ -2,7 +2,7 @@
 
 The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` is set
 (to anything but "" or "0") or it cannot be imported (a build without Rust, a platform
-with no wheel): then ``._xml._urlscan``, with no error. Both keep one contract (see
+with no wheel): then ``._urlscan``, with no error. Both keep one contract (see
 ``sitemap_reader/_native.pyi``).
 
 It is not the reader's core yet: ``SitemapParser`` keeps the Python parser until the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from ._xml._urlscan import Fault, Fields, PyUrlsetScanner
+from ._urlscan import Fault, Fields, PyUrlsetScanner
 
 PURE_ENV = "SITEMAP_READER_PURE"
 
@@ -35,7 +35,7 @@ def _choose() -> tuple[ScannerType, str]:
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return PyUrlsetScanner, f"python, {PURE_ENV}"
     try:
-        from .. import _native
+        from ... import _native
     except ImportError:
         return PyUrlsetScanner, "python, no compiled core"
     return _native.UrlsetScanner, f"rust, {_native.build_profile}"
