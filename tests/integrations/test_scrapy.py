@@ -8,6 +8,7 @@ between two runs.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -434,3 +435,28 @@ def test_sitemap_configs_proxy_becomes_the_sitemap_requests_meta_proxy(
         assert headers.get("proxy-authorization", "").startswith("Basic "), path
     (page,) = served.site.headers("/blog/a")
     assert "proxy-authorization" not in page
+
+
+def test_scrapys_download_delay_paces_the_sitemaps(served: Served, tmp_path: Path) -> None:
+    """Sitemaps wait in Scrapy's download slot as pages do: with DOWNLOAD_DELAY, the starts
+    of consecutive requests to the host (sitemaps among them) are at least that far apart.
+    A lower bound only: the server's arrival times, less a margin for one request's latency."""
+    a = served.a
+    children = [f"/sitemap-blog-{i}.xml" for i in range(3)]  # followed by the test spider
+    served.add("/robots.txt", text(f"Sitemap: {a('/sitemap_index.xml')}\n"))
+    served.add("/sitemap_index.xml", xml(sitemapindex(*(a(c) for c in children))))
+    for i, child in enumerate(children):
+        served.add(child, xml(SITEMAP_HEAD + url(a(f"/blog/{i}")) + "</urlset>\n"))
+    serve_pages(served, *(f"/blog/{i}" for i in range(3)))
+    delay = 0.4
+
+    result = crawl(tmp_path / "paced.json", a("/"), "--download-delay", str(delay))
+
+    assert len(pages_by_url(result)) == 3
+    starts = sorted(hit.at for hit in served.site.hits)
+    sitemap_paths = ("/robots.txt", "/sitemap_index.xml", *children)
+    asked = sorted(hit.path for hit in served.site.hits if hit.path in sitemap_paths)
+    assert asked == sorted(sitemap_paths)
+    assert len(starts) == 8  # five sitemaps and three pages, all in one slot
+    gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
+    assert min(gaps) >= delay - 0.15, gaps

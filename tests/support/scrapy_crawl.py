@@ -1,7 +1,7 @@
 """A real Scrapy crawl with a SitemapReaderSpider, run as a child process by test_scrapy.py.
 
     python -m tests.support.scrapy_crawl OUT SOURCE [--state FILE] [--alternates] [--cache DIR]
-        [--one-by-one] [--proxy URL] [--config-proxy URL]
+        [--one-by-one] [--proxy URL] [--config-proxy URL] [--download-delay SECONDS]
 
 Scrapy installs a process-wide reactor, so each crawl gets a process of its own. The spider
 uses every hook a SitemapSpider user knows (rules with two callbacks, follow, filter) and
@@ -12,7 +12,8 @@ add ``X-Crawl``, which the server logs; ``--cache`` turns Scrapy's HTTP cache on
 middleware notes each request ``start()`` yields (``started``): none when page requests go in
 bulk, each of them with ``--one-by-one``. ``--proxy`` has a downloader middleware put
 ``meta['proxy']`` on every request; ``--config-proxy`` is the spider's
-``sitemap_config.proxy`` (the sitemap requests' alone).
+``sitemap_config.proxy`` (the sitemap requests' alone). ``--download-delay`` is Scrapy's
+DOWNLOAD_DELAY, not randomised.
 """
 
 from __future__ import annotations
@@ -172,6 +173,7 @@ def main() -> None:
     parser.add_argument("--one-by-one", action="store_true")
     parser.add_argument("--proxy")
     parser.add_argument("--config-proxy")
+    parser.add_argument("--download-delay", type=float)
     args = parser.parse_args()
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO",
@@ -195,6 +197,8 @@ def main() -> None:
             HTTPCACHE_DIR=args.cache,
             HTTPCACHE_IGNORE_HTTP_CODES=[429, 500, 502, 503, 504],
         )
+    if args.download_delay is not None:
+        settings.update(DOWNLOAD_DELAY=args.download_delay, RANDOMIZE_DOWNLOAD_DELAY=False)
     process = AsyncCrawlerProcess(settings=settings)
     process.crawl(
         SiteSpider,
