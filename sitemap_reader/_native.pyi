@@ -1,6 +1,6 @@
 """The compiled core (the Rust crate at the repository root, built by maturin).
 
-Internal: reach it through ``sitemap_reader._core._native_scan``, which falls back to the
+Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls back to the
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
