@@ -6,7 +6,7 @@ with no wheel): then ``._urlscan``, with no error. Both keep one contract (see
 ``sitemap_reader/_native.pyi``).
 
 It is not the reader's core yet: ``SitemapParser`` keeps the Python parser until the
-compiled one yields the same records and problems (issue 20). ``describe()`` says what
+compiled one yields the same records and problems. ``describe()`` says what
 would run, for ``sitemap-reader --version``.
 """
 
