@@ -128,7 +128,8 @@ class _Lock(Protocol):
 
 _LOCAL_LOCKS: dict[str, threading.BoundedSemaphore] = {}
 _LOCAL_LOCKS_HELD = threading.Lock()
-_pools: list[ThreadPoolExecutor] = []  # [waiting, releasing], made at the first turn asked
+# [waiting, releasing, pacing], made at the first turn asked
+_pools: list[ThreadPoolExecutor] = []
 _POOLS_MADE = threading.Lock()
 
 
@@ -146,13 +147,15 @@ def _host_lock(name: str, per_host: int) -> _Lock:
 
 
 def _pool(which: int) -> ThreadPoolExecutor:
-    """The threads the blocking semaphore calls run on, off the reader's event loop:
-    waiting for turns (many at once), and giving them back (one thread, never behind a
-    wait, so a turn held here is always given back however many wait)."""
+    """The threads the blocking cluster calls run on, off the reader's event loop:
+    waiting for turns (many at once), giving them back (one thread, never behind a wait,
+    so a turn held here is always given back however many wait), and asking the pace for
+    starts (a request asks while it holds a turn: never behind the waits for turns)."""
     with _POOLS_MADE:
         if not _pools:
             _pools.append(ThreadPoolExecutor(32, thread_name_prefix="sitemap-reader-gate"))
             _pools.append(ThreadPoolExecutor(1, thread_name_prefix="sitemap-reader-gate-release"))
+            _pools.append(ThreadPoolExecutor(8, thread_name_prefix="sitemap-reader-pace"))
     return _pools[which]
 
 
@@ -225,7 +228,7 @@ def _shared_book(config: ReaderConfig | None) -> _Book | None:
 
 
 def _on_pool(which: int, call: Callable[[], _T]) -> Future[_T]:
-    """``call()`` on a gate pool's thread, in this context (a worker's task's: the actor
+    """``call()`` on a pool's thread, in this context (a worker's task's: the actor
     finds its worker through it)."""
     return _pool(which).submit(contextvars.copy_context().run, call)
 
@@ -241,7 +244,7 @@ class _ClusterPace:
         book = self._book
         if isinstance(book, PaceBook):  # threads of this process: no call to wait for
             return book.take(host, delay, horizon)
-        asked = _on_pool(0, lambda: book.take(host, delay, horizon).result())
+        asked = _on_pool(2, lambda: book.take(host, delay, horizon).result())
         return Start(*await asyncio.wrap_future(asked))
 
     def slow(self, host: str, delay: float) -> None:
@@ -249,7 +252,7 @@ class _ClusterPace:
         if isinstance(book, PaceBook):
             book.slow(host, delay)
         else:  # sent, not waited for: the reader's next start carries the delay anyway
-            _on_pool(1, lambda: book.slow(host, delay))
+            _on_pool(2, lambda: book.slow(host, delay))
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,8 +466,17 @@ def read_sites(
     indexes and leaves alike. Each request waits for a turn from a ``distributed.Semaphore``
     named after the host (and the bound), held from before it is sent until its body is
     read, so sites that share a host share its turns; the run's deadline ends the wait.
-    Each task's own session still sends at most ``config.limits.per_host`` at a time, and
-    paces its own requests (``config.pace``): the pace is a task's, not the cluster's.
+    Each task's own session still sends at most ``config.limits.per_host`` at a time.
+
+    The pace (``config.pace``) is the cluster's too: every request takes its start from one
+    book of start times per host, kept by a ``distributed`` actor on one worker, so the
+    requests to a host start at least ``Pace.delay`` apart whichever tasks send them, and a
+    Crawl-delay that discovery reads, or a Retry-After one task is answered, spaces every
+    task's later requests to that host (capped by ``Pace.max_delay``). The book keeps the
+    actor's worker's wall clock and hands out waits, so the workers' clocks need not
+    agree. A start past the run's deadline is refused, as in one reader. Without a
+    ``distributed`` cluster the book is one process's (dask's threaded scheduler shares
+    it; its processes scheduler paces task by task).
 
     Args:
         sites: site URLs (``https://example.com/``; a robots.txt or sitemap URL works too):

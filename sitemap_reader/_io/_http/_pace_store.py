@@ -46,6 +46,10 @@ class PaceBook:
         self._delays: dict[str, float] = {}  # host -> the longest delay it was given
         self._next: dict[str, float] = {}  # host -> the earliest start still free
 
+    def __reduce__(self) -> tuple[type[PaceBook], tuple[Callable[[], float]]]:
+        """Pickled (to another process), a book starts empty there: its lock cannot go."""
+        return (PaceBook, (self._clock,))
+
     def take(self, host: str, delay: float, horizon: float | None) -> Start:
         with self._lock:
             delay = self._raise(host, delay)
