@@ -58,7 +58,7 @@ from ._base._config import ReaderConfig
 from ._base._models import Entry, Problem
 from ._base._sources import is_url
 from ._core._walk._jobs import Leaf
-from ._io._http._pace_store import PaceBook, Start
+from ._io._http._pace_store import PaceBook, PaceStart
 from ._output._frames import problem_frame, problem_schema
 from ._output._table import (
     entries_to_dataframe,
@@ -240,12 +240,12 @@ class _ClusterPace:
     def __init__(self, book: _Book) -> None:
         self._book = book
 
-    async def take(self, host: str, delay: float, horizon: float | None) -> Start:
+    async def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
         book = self._book
         if isinstance(book, PaceBook):  # threads of this process: no call to wait for
             return book.take(host, delay, horizon)
         asked = _on_pool(2, lambda: book.take(host, delay, horizon).result())
-        return Start(*await asyncio.wrap_future(asked))
+        return PaceStart(*await asyncio.wrap_future(asked))
 
     def slow(self, host: str, delay: float) -> None:
         book = self._book

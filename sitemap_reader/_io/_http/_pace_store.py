@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 
-class Start(NamedTuple):
+class PaceStart(NamedTuple):
     """A start taken at a host: ``wait`` seconds from now (None: refused, nothing taken),
     and the host's delay it was spaced by."""
 
@@ -23,7 +23,7 @@ class Start(NamedTuple):
 class PaceStore(Protocol):
     """Hosts' next free starts and delays, shared by whoever holds the same store."""
 
-    async def take(self, host: str, delay: float, horizon: float | None) -> Start:
+    async def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
         """Take ``host``'s next free start (``max(now, last start + delay)``), its delay
         raised to ``delay`` first if that is longer; refused, taking nothing, when that
         start is more than ``horizon`` seconds away (None: any wait is taken)."""
@@ -50,16 +50,16 @@ class PaceBook:
         """Pickled (to another process), a book starts empty there: its lock cannot go."""
         return (PaceBook, (self._clock,))
 
-    def take(self, host: str, delay: float, horizon: float | None) -> Start:
+    def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
         with self._lock:
             delay = self._raise(host, delay)
             now = self._clock()
             at = max(now, self._next.get(host, now))
             wait = at - now
             if wait > 0 and horizon is not None and wait > horizon:
-                return Start(None, delay)
+                return PaceStart(None, delay)
             self._next[host] = at + delay  # taken before the wait: the next caller queues behind
-            return Start(wait, delay)
+            return PaceStart(wait, delay)
 
     def slow(self, host: str, delay: float) -> float:
         with self._lock:
@@ -76,12 +76,13 @@ class PaceBook:
 
 
 class LocalPace:
-    """A reader's own pace store: a book in this process, asked without waiting."""
+    """A pace store of this process, asked without waiting: a reader's own by default;
+    given to several readers (``SitemapReader(pace=LocalPace())``), one pace for them all."""
 
-    def __init__(self, book: PaceBook) -> None:
-        self._book = book
+    def __init__(self, book: PaceBook | None = None) -> None:
+        self._book = book or PaceBook()
 
-    async def take(self, host: str, delay: float, horizon: float | None) -> Start:
+    async def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
         return self._book.take(host, delay, horizon)
 
     def slow(self, host: str, delay: float) -> None:
