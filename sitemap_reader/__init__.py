@@ -78,7 +78,6 @@ if _typing.TYPE_CHECKING:
     from ._check._checker import Checker, CheckOptions
     from ._core._walk._jobs import Leaf
     from ._io._http._gate import HostGate
-    from ._io._http._pace_store import LocalPace, PaceStart, PaceStore
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -95,9 +94,6 @@ if _typing.TYPE_CHECKING:
 # only ``check`` needs (the command line's start).
 _LAZY = {
     "HostGate": "._io._http._gate",
-    "LocalPace": "._io._http._pace_store",
-    "PaceStart": "._io._http._pace_store",
-    "PaceStore": "._io._http._pace_store",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
@@ -153,12 +149,9 @@ __all__ = [
     "Leaf",
     "LimitExceeded",
     "Limits",
-    "LocalPace",
     "MemoryStateStore",
     "News",
     "Pace",
-    "PaceStart",
-    "PaceStore",
     "ParquetSink",
     "ParseError",
     "Problem",
