@@ -81,7 +81,7 @@ class SitemapReader:
             ``config.limits.per_host`` bounds this reader's own requests.
         pace: where the pace (``config.pace``) keeps each host's next free start and delay,
             shared with other readers (``read_sites``' tasks share a cluster's): an object
-            with ``async take(host, delay, horizon) -> PaceStart`` and ``slow(host, delay)``.
+            with ``async take(host, delay, horizon) -> (wait, delay)`` and ``slow(host, delay)``.
             A Crawl-delay or Retry-After this reader learns goes there too. Without one,
             the pace is this reader's own.
 

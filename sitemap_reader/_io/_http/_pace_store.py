@@ -23,10 +23,13 @@ class PaceStart(NamedTuple):
 class PaceStore(Protocol):
     """Hosts' next free starts and delays, shared by whoever holds the same store."""
 
-    async def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
+    async def take(
+        self, host: str, delay: float, horizon: float | None
+    ) -> tuple[float | None, float]:
         """Take ``host``'s next free start (``max(now, last start + delay)``), its delay
-        raised to ``delay`` first if that is longer; refused, taking nothing, when that
-        start is more than ``horizon`` seconds away (None: any wait is taken)."""
+        raised to ``delay`` first if that is longer: ``(wait, delay)`` as a PaceStart has
+        them; refused, taking nothing, when that start is more than ``horizon`` seconds
+        away (None: any wait is taken)."""
         ...
 
     def slow(self, host: str, delay: float) -> None:
