@@ -29,7 +29,9 @@ reads the leaves twice.
 
 Every request of both stages waits for a turn at its host from a ``distributed.Semaphore``
 named after the host, so ``per_host`` bounds the requests in flight to one host across the
-whole cluster, not task by task.
+whole cluster, not task by task; and takes its start from one book of start times kept by
+an actor, so the pace (``config.pace``, a Crawl-delay, a Retry-After) spaces the requests
+to one host across the whole cluster too.
 
 This module needs dask, distributed, pandas and pyarrow (``pip install
 'sitemap-reader[dask]'``); ``import sitemap_reader`` never imports it.
@@ -38,15 +40,17 @@ This module needs dask, distributed, pandas and pyarrow (``pip install
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import os
 import re
 import threading
+import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._api._reader import SitemapReader
 from ._api._sync import run_blocking
@@ -54,6 +58,7 @@ from ._base._config import ReaderConfig
 from ._base._models import Entry, Problem
 from ._base._sources import is_url
 from ._core._walk._jobs import Leaf
+from ._io._http._pace_store import PaceBook, PaceStart
 from ._output._frames import problem_frame, problem_schema
 from ._output._table import (
     entries_to_dataframe,
@@ -67,7 +72,7 @@ _EXTRA = "pip install 'sitemap-reader[dask]'"
 try:
     import dask.bag as db
     import dask.dataframe as dd
-    from dask.base import compute
+    from dask.base import compute, get_scheduler
     from dask.delayed import delayed
 except ImportError as exc:  # pragma: no cover - the extra is installed where tests run
     raise ImportError(
@@ -123,7 +128,8 @@ class _Lock(Protocol):
 
 _LOCAL_LOCKS: dict[str, threading.BoundedSemaphore] = {}
 _LOCAL_LOCKS_HELD = threading.Lock()
-_pools: list[ThreadPoolExecutor] = []  # [waiting, releasing], made at the first turn asked
+# [waiting, releasing, pacing], made at the first turn asked
+_pools: list[ThreadPoolExecutor] = []
 _POOLS_MADE = threading.Lock()
 
 
@@ -141,13 +147,15 @@ def _host_lock(name: str, per_host: int) -> _Lock:
 
 
 def _pool(which: int) -> ThreadPoolExecutor:
-    """The threads the blocking semaphore calls run on, off the reader's event loop:
-    waiting for turns (many at once), and giving them back (one thread, never behind a
-    wait, so a turn held here is always given back however many wait)."""
+    """The threads the blocking cluster calls run on, off the reader's event loop:
+    waiting for turns (many at once), giving them back (one thread, never behind a wait,
+    so a turn held here is always given back however many wait), and asking the pace for
+    starts (a request asks while it holds a turn: never behind the waits for turns)."""
     with _POOLS_MADE:
         if not _pools:
             _pools.append(ThreadPoolExecutor(32, thread_name_prefix="sitemap-reader-gate"))
             _pools.append(ThreadPoolExecutor(1, thread_name_prefix="sitemap-reader-gate-release"))
+            _pools.append(ThreadPoolExecutor(8, thread_name_prefix="sitemap-reader-pace"))
     return _pools[which]
 
 
@@ -190,6 +198,78 @@ def _gate(per_host: int | None) -> _ClusterGate | None:
     return None if per_host is None else _ClusterGate(per_host)
 
 
+# -- the pace across the cluster: one book of start times, in an actor -------------------------
+#
+# One actor rather than a distributed.Lock and a Variable per host (or metadata under a
+# lock): a start is one call to the actor's worker, not four round trips to the scheduler
+# (acquire, get, set, release) with a lease refreshed besides, and the actor's methods run
+# one at a time on its thread, so a take is atomic without a lock. Its book's clock is that
+# worker's wall clock; the callers get back waits, never times, so their clocks never meet.
+
+_T = TypeVar("_T")
+_Book = Any  # a PaceBook of this process, or a distributed.Actor of one
+
+
+def _shared_book(config: ReaderConfig | None) -> _Book | None:
+    """The book every task of a read_sites paces its requests by: an actor on the
+    cluster, a book of this process on dask's local schedulers; None when the pace can
+    never space a request (no delay, no Crawl-delay nor Retry-After taken)."""
+    pace = (config or ReaderConfig()).pace
+    if pace.delay == 0 and pace.max_delay == 0:
+        return None
+    client = getattr(get_scheduler(), "__self__", None)  # Client.get, if it is the scheduler
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - the extra installs it
+        return PaceBook()
+    if not isinstance(client, Client):
+        return PaceBook()
+    return client.submit(PaceBook, time.time, actor=True, pure=False).result()
+
+
+def _on_pool(which: int, call: Callable[[], _T]) -> Future[_T]:
+    """``call()`` on a pool's thread, in this context (a worker's task's: the actor
+    finds its worker through it)."""
+    return _pool(which).submit(contextvars.copy_context().run, call)
+
+
+class _ClusterPace:
+    """The readers' PaceStore in read_sites' tasks: every task's starts to one host come
+    from one book (the actor's), so they are spaced as one reader's would be."""
+
+    def __init__(self, book: _Book) -> None:
+        self._book = book
+
+    async def take(self, host: str, delay: float, horizon: float | None) -> PaceStart:
+        book = self._book
+        if isinstance(book, PaceBook):  # threads of this process: no call to wait for
+            return book.take(host, delay, horizon)
+        asked = _on_pool(2, lambda: book.take(host, delay, horizon).result())
+        return PaceStart(*await asyncio.wrap_future(asked))
+
+    def slow(self, host: str, delay: float) -> None:
+        book = self._book
+        if isinstance(book, PaceBook):
+            book.slow(host, delay)
+        else:  # sent, not waited for: the reader's next start carries the delay anyway
+            _on_pool(2, lambda: book.slow(host, delay))
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What a task's readers share with the other tasks: the host gate, the pace."""
+
+    gate: _ClusterGate | None
+    pace: _ClusterPace | None
+
+    @classmethod
+    def of(cls, per_host: int | None, book: _Book | None) -> _Shared:
+        return cls(_gate(per_host), None if book is None else _ClusterPace(book))
+
+    def reader(self, config: ReaderConfig | None, state: str | None = None) -> SitemapReader:
+        return SitemapReader(config, state=state, gate=self.gate, pace=self.pace)
+
+
 # -- stage 1: discovery -------------------------------------------------------------------------
 
 
@@ -203,18 +283,22 @@ class _Found:
 
 
 def _discover_sites(
-    sites: Sequence[str], config: ReaderConfig | None, state_dir: str | None, per_host: int | None
+    sites: Sequence[str],
+    config: ReaderConfig | None,
+    state_dir: str | None,
+    per_host: int | None,
+    book: _Book | None,
 ) -> list[_Found]:
     """A discovery task: the trees of ``sites``, a few at a time, each with its own reader
     (and tree state file), so every problem is known to be that site's."""
-    hosts = _gate(per_host)
+    shared = _Shared.of(per_host, book)
 
     async def work() -> list[_Found]:
         few = asyncio.Semaphore(_SITES_AT_ONCE)
 
         async def one(site: str) -> _Found:
             async with few:
-                return await _discover(site, config, state_dir, hosts)
+                return await _discover(site, config, state_dir, shared)
 
         return list(await asyncio.gather(*map(one, sites)))
 
@@ -222,14 +306,14 @@ def _discover_sites(
 
 
 async def _discover(
-    site: str, config: ReaderConfig | None, state_dir: str | None, hosts: _ClusterGate | None
+    site: str, config: ReaderConfig | None, state_dir: str | None, shared: _Shared
 ) -> _Found:
     if not is_url(site):
         raise ValueError(f"read_sites reads sites over HTTP: {site!r} is not an http(s) URL")
     leaves: list[Leaf] = []
     problems: list[Problem] = []
     state = None if state_dir is None else _made(_tree_state(state_dir, site))
-    async with SitemapReader(config, state=state, gate=hosts) as reader:
+    async with shared.reader(config, state) as reader:
         async for batch in reader.discover_batches(site):
             for item in batch:
                 if type(item) is Leaf:
@@ -278,15 +362,19 @@ def _plan(found: Iterable[_Found], batch_small: int, leaves_per_task: int) -> li
 
 
 def _read_part(
-    part: _Part, config: ReaderConfig | None, state_dir: str | None, per_host: int | None
+    part: _Part,
+    config: ReaderConfig | None,
+    state_dir: str | None,
+    per_host: int | None,
+    book: _Book | None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A leaf task: the entries and the problems of ``part``'s leaves, as two frames."""
-    hosts = _gate(per_host)
+    shared = _Shared.of(per_host, book)
 
     async def work() -> list[tuple[list[pa.Table], list[Problem]]]:
         return list(
             await asyncio.gather(
-                *(_read_leaves(site, leaves, config, state_dir, hosts) for site, leaves in part)
+                *(_read_leaves(site, leaves, config, state_dir, shared) for site, leaves in part)
             )
         )
 
@@ -307,7 +395,7 @@ async def _read_leaves(
     leaves: tuple[Leaf, ...],
     config: ReaderConfig | None,
     state_dir: str | None,
-    hosts: _ClusterGate | None,
+    shared: _Shared,
 ) -> tuple[list[pa.Table], list[Problem]]:
     """One site's leaves: one reader for them all, or, with state, one reader (and state
     file) per leaf, at most ``per_host`` at a time."""
@@ -329,7 +417,7 @@ async def _read_leaves(
             tables.append(entries_to_table(pending, source=site))
 
     if state_dir is None:
-        async with SitemapReader(config, gate=hosts) as reader:
+        async with shared.reader(config) as reader:
             await read(reader, leaves)
         return tables, problems
 
@@ -338,7 +426,7 @@ async def _read_leaves(
     async def one(leaf: Leaf) -> None:
         async with few:
             state = _made(_leaf_state(state_dir, site, leaf))
-            async with SitemapReader(config, state=state, gate=hosts) as reader:
+            async with shared.reader(config, state) as reader:
                 await read(reader, (leaf,))
 
     await asyncio.gather(*map(one, leaves))
@@ -378,8 +466,17 @@ def read_sites(
     indexes and leaves alike. Each request waits for a turn from a ``distributed.Semaphore``
     named after the host (and the bound), held from before it is sent until its body is
     read, so sites that share a host share its turns; the run's deadline ends the wait.
-    Each task's own session still sends at most ``config.limits.per_host`` at a time, and
-    paces its own requests (``config.pace``): the pace is a task's, not the cluster's.
+    Each task's own session still sends at most ``config.limits.per_host`` at a time.
+
+    The pace (``config.pace``) is the cluster's too: every request takes its start from one
+    book of start times per host, kept by a ``distributed`` actor on one worker, so the
+    requests to a host start at least ``Pace.delay`` apart whichever tasks send them, and a
+    Crawl-delay that discovery reads, or a Retry-After one task is answered, spaces every
+    task's later requests to that host (capped by ``Pace.max_delay``). The book keeps the
+    actor's worker's wall clock and hands out waits, so the workers' clocks need not
+    agree. A start past the run's deadline is refused, as in one reader. Without a
+    ``distributed`` cluster the book is one process's (dask's threaded scheduler shares
+    it; its processes scheduler paces task by task).
 
     Args:
         sites: site URLs (``https://example.com/``; a robots.txt or sitemap URL works too):
@@ -424,6 +521,7 @@ def read_sites(
     listed = _site_list(sites)
     directory = None if state_dir is None else os.path.abspath(os.fspath(state_dir))
     token = uuid.uuid4().hex  # a read of now: never the cached result of an earlier one
+    book = _shared_book(config)  # held by the tasks' graphs: it lives as long as they do
 
     discover = delayed(_discover_sites, pure=False)
     found: list[_Found] = [
@@ -435,6 +533,7 @@ def read_sites(
                     config,
                     directory,
                     per_host,
+                    book,
                     dask_key_name=f"sitemap-reader-discover-{i}-{token}",
                 )
                 for i in range(0, len(listed), sites_per_task)
@@ -445,7 +544,14 @@ def read_sites(
 
     read = delayed(_read_part, pure=False, nout=2)
     tasks = [
-        read(part, config, directory, per_host, dask_key_name=f"sitemap-reader-leaves-{i}-{token}")
+        read(
+            part,
+            config,
+            directory,
+            per_host,
+            book,
+            dask_key_name=f"sitemap-reader-leaves-{i}-{token}",
+        )
         for i, part in enumerate(_plan(found, batch_small, leaves_per_task))
     ]
     if tasks:

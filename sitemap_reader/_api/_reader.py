@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .._check._codes import Finding
     from .._io._http._fetch import Fetcher
     from .._io._http._gate import HostGate
+    from .._io._http._pace_store import PaceStore
     from .._io._http._transport import Transport
 
 Source = str | os.PathLike[str]
@@ -78,6 +79,11 @@ class SitemapReader:
             for a turn at the host (``host:port``) before each request attempt and given it
             back once the body is read. The run's deadline ends the wait. Without one, only
             ``config.limits.per_host`` bounds this reader's own requests.
+        pace: where the pace (``config.pace``) keeps each host's next free start and delay,
+            shared with other readers (``read_sites``' tasks share a cluster's): an object
+            with ``async take(host, delay, horizon) -> (wait, delay)`` and ``slow(host, delay)``.
+            A Crawl-delay or Retry-After this reader learns goes there too. Without one,
+            the pace is this reader's own.
 
     Raises:
         StateError: on entry, when the state file cannot be used (it is left untouched).
@@ -95,11 +101,13 @@ class SitemapReader:
         transport: Transport | None = None,
         state: StateStore | str | os.PathLike[str] | None = None,
         gate: HostGate | None = None,
+        pace: PaceStore | None = None,
     ) -> None:
         self.config = config or DEFAULT_CONFIG
         if session is not None and transport is not None:
             raise ValueError("give a session or a transport, not both")
         self._gate = gate
+        self._pace = pace
         if self.config.incremental.changes:
             if state is None:
                 raise ValueError("the change feed (incremental.changes) needs a state store")
@@ -222,6 +230,7 @@ class SitemapReader:
             guard=self._guard,
             progress=progress,
             gate=self._gate,
+            pace=self._pace,
         )
 
     async def walk_batches(self, *sources: Source) -> AsyncGenerator[Batch, None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import subprocess
 import sys
 import uuid
@@ -31,7 +32,16 @@ import pandas as pd
 from dask.base import compute
 from distributed import Client, LocalCluster, get_task_stream
 
-from sitemap_reader import ChildSitemap, FollowRules, Leaf, Problem, read_dataframe_sync, walk_sync
+import sitemap_reader.dask
+from sitemap_reader import (
+    ChildSitemap,
+    FollowRules,
+    Leaf,
+    Pace,
+    Problem,
+    read_dataframe_sync,
+    walk_sync,
+)
 from sitemap_reader.dask import problem_schema, read_sites
 from tests.support.http_site import (
     FAST,
@@ -412,6 +422,78 @@ def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -
 
     assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
     assert flights.most_at_once() == 2
+
+
+PACE = 0.4  # seconds between two starts to the host
+# A start's answer from the pace's actor, and then its request's way to the server, less
+# the next one's, at most: only a lower bound on the gaps is asserted, this much below PACE.
+JITTER = 0.15
+
+
+def _start_gaps(flights: Flights) -> list[float]:
+    starts = sorted(f.start for f in flights.log)
+    return [later - earlier for earlier, later in itertools.pairwise(starts)]
+
+
+@pytest.fixture
+def paced_host() -> Iterator[tuple[Served, Flights]]:
+    """Three sites on one host, each an index of one leaf; every request logged."""
+    flights = Flights()
+    with ThreadedServer() as s:
+        for k in range(3):
+            leaf = s.a(f"/s{k}/leaf.xml")
+            s.add(f"/s{k}/index.xml", flights.around(xml(sitemapindex(leaf))))
+            s.add(f"/s{k}/leaf.xml", flights.around(xml(urlset(f"{leaf}/1", f"{leaf}/2"))))
+        yield s, flights
+
+
+def test_the_pace_spaces_a_hosts_requests_across_the_cluster(
+    client: Client, paced_host: tuple[Served, Flights], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tasks on both workers read sites of one host: its requests start at least the
+    delay apart, whichever task sends them. With a pace of each task's own, the two
+    workers' requests come closer together than that."""
+    s, flights = paced_host
+    sites = [s.a(f"/s{k}/index.xml") for k in range(3)]
+    config = dataclasses.replace(CONFIG, pace=Pace(delay=PACE))
+
+    def read() -> pd.DataFrame:
+        entries, _ = read_sites(sites, config=config, sites_per_task=1, batch_small=1)
+        return entries.compute()
+
+    with get_task_stream(client) as stream:
+        rows = read()
+
+    assert len(rows) == 3 * 2 and len(flights.log) == 3 * 3  # index, leaf's head, leaf
+    assert len({t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}) == 2
+    assert min(_start_gaps(flights)) >= PACE - JITTER
+
+    flights.log.clear()
+    monkeypatch.setattr(sitemap_reader.dask, "_shared_book", lambda config: None)
+    assert len(read()) == 3 * 2
+
+    assert min(_start_gaps(flights)) < PACE - JITTER
+
+
+def test_a_crawl_delay_found_by_discovery_paces_the_leaf_tasks(client: Client) -> None:
+    """robots.txt's Crawl-delay, read by the discovery task, spaces the requests of the
+    leaf tasks (whose readers never read robots.txt) on both workers."""
+    flights = Flights()
+    with ThreadedServer() as s:
+        leaves = [f"/leaf-{j}.xml" for j in range(3)]
+        robots = f"User-agent: *\nCrawl-delay: {PACE}\nSitemap: {s.a('/i.xml')}\n"
+        s.add("/robots.txt", text(robots))
+        s.add("/i.xml", xml(sitemapindex(*map(s.a, leaves))))
+        for leaf in leaves:  # slow: two leaf tasks unpaced would overlap
+            s.add(leaf, flights.around(slow(xml(urlset(s.a(f"{leaf}/1"))), 0.05)))
+        config = dataclasses.replace(CONFIG, pace=Pace(obey_crawl_delay=True))
+
+        entries, _ = read_sites([s.a("/")], config=config, batch_small=1)
+        flights.log.clear()  # the leaf tasks' requests only
+        rows = entries.compute()
+
+    assert len(rows) == 3 and len(flights.log) == 3
+    assert min(_start_gaps(flights)) >= PACE - JITTER
 
 
 async def test_a_cancelled_wait_gives_back_the_turn_it_gets() -> None:

@@ -29,6 +29,7 @@ from sitemap_reader import (
     Timeouts,
 )
 from sitemap_reader._io._http._pace import Pacer, host_of
+from sitemap_reader._io._http._pace_store import LocalPace, PaceBook
 from tests.support.http_site import (
     FAST,
     Served,
@@ -124,6 +125,25 @@ async def test_a_start_past_the_deadline_is_refused_without_waiting() -> None:
     assert "a.example:443" in str(refused.value) and "deadline" in str(refused.value)
     assert fake.waits == []
     await paced.start("https://b.example/")  # another host may still start
+
+
+async def test_pacers_sharing_a_store_share_the_starts_and_the_slowdowns() -> None:
+    """Two readers' pacers on one store: their starts to a host are spread as one pacer's,
+    and a slowdown one learns spaces the other's next start too."""
+    fake = FakeTime()
+    store = LocalPace(PaceBook(fake.clock))
+    one, two = (
+        Pacer(Pace(delay=1.0), None, store=store, clock=fake.clock, sleep=fake.sleep)
+        for _ in range(2)
+    )
+    await one.start("https://a.example/x")
+    await two.start("https://a.example/y")
+    assert fake.waits == [1.0]  # the second reader queued behind the first's start
+
+    one.slow("a.example:443", 3.0)  # a Crawl-delay the first reader read
+    await two.start("https://a.example/z")
+    assert fake.waits == [1.0, 3.0]  # the other reader's next start, spaced by it
+    assert two.delay("a.example:443") == 1.0  # that reader never learned it itself
 
 
 @pytest.mark.parametrize("value", [-1.0, float("inf"), float("nan")])

@@ -51,6 +51,7 @@ from ._environment import Environment
 from ._gate import HostGate, passage
 from ._guard import Guard
 from ._pace import Pacer, host_of
+from ._pace_store import PaceStore
 from ._response import Body, FetchResult, Response
 from ._transport import Transport, TransportResponse, content_length
 
@@ -72,6 +73,7 @@ class Fetcher:
         guard: Guard | None = None,
         progress: Progress | None = None,
         gate: HostGate | None = None,
+        pace: PaceStore | None = None,
     ) -> None:
         self._transport = transport
         self._gate = gate  # a bound per host shared beyond this reader (a cluster's); None: none
@@ -95,7 +97,7 @@ class Fetcher:
         self._secrets = secrets_of(config.headers, config.proxy)
         self.bytes = 0  # body bytes of the run, all documents: the max_total_bytes budget
         self._max_total = config.limits.max_total_bytes
-        self._pacer = Pacer(config.pace, deadline)
+        self._pacer = Pacer(config.pace, deadline, store=pace)  # pace: shared starts, if any
 
     def slow(self, url: str, seconds: float) -> None:
         """Space the requests to ``url``'s host at least ``seconds`` apart (capped by

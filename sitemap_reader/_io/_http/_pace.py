@@ -16,6 +16,7 @@ from yarl import URL
 from ..._base._config import Pace
 from ..._base._errors import LimitExceeded
 from ..._base._models import ProblemKind
+from ._pace_store import LocalPace, PaceBook, PaceStore
 
 
 def host_of(url: str) -> str:
@@ -28,14 +29,16 @@ def host_of(url: str) -> str:
 
 
 class Pacer:
-    """One run's pace, host by host. ``clock`` and ``sleep`` are injected so a test can
-    count the waits without sleeping."""
+    """One run's pace, host by host. The start times live in ``store`` (a book of this
+    reader's own by default; a cluster's, shared); ``clock`` and ``sleep`` are injected so a
+    test can count the waits without sleeping."""
 
     def __init__(
         self,
         pace: Pace,
         deadline: float | None,
         *,
+        store: PaceStore | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
@@ -43,11 +46,13 @@ class Pacer:
         self._deadline = deadline  # on ``clock``: no request starts after it
         self._clock = clock
         self._sleep = sleep
-        self._delays: dict[str, float] = {}  # hosts slowed past pace.delay
-        self._next: dict[str, float] = {}  # host -> the earliest start still free
+        self._store = store or LocalPace(PaceBook(clock))
+        # Hosts this reader slowed past pace.delay: asked for with each start, so a shared
+        # store has them even before the slowdown sent on its own has arrived.
+        self._delays: dict[str, float] = {}
 
     def delay(self, host: str) -> float:
-        """Seconds between two starts to ``host``, at least."""
+        """Seconds between two starts to ``host``, at least, as far as this reader knows."""
         return self._delays.get(host, self._pace.delay)
 
     def slow(self, host: str, seconds: float) -> float:
@@ -55,12 +60,11 @@ class Pacer:
         the run (a Crawl-delay, a Retry-After); returns the delay it has now."""
         wanted = min(seconds, self._pace.max_delay)
         current = self.delay(host)
-        if wanted > current:
-            self._delays[host] = wanted
-            if host in self._next:  # the next start counts from the last one with the new gap
-                self._next[host] += wanted - current
-            return wanted
-        return current
+        if wanted <= current:
+            return current
+        self._delays[host] = wanted
+        self._store.slow(host, wanted)  # the next start counts from the last with the new gap
+        return wanted
 
     async def start(self, url: str) -> None:
         """Wait for the next free start of ``url``'s host and take it.
@@ -68,16 +72,14 @@ class Pacer:
         Raises LimitExceeded (DEADLINE) when that start is past the run's deadline.
         """
         host = host_of(url)
-        delay = self.delay(host)
-        now = self._clock()
-        at = max(now, self._next.get(host, now))
-        if at > now and self._deadline is not None and at > self._deadline:
+        horizon = None if self._deadline is None else self._deadline - self._clock()
+        wait, delay = await self._store.take(host, self.delay(host), horizon)
+        if wait is None:
             raise LimitExceeded(
                 f"the pace of {host} (a request every {delay:g} s) would start this request "
                 "after the run's deadline",
                 url=url,
                 kind=ProblemKind.DEADLINE,
             )
-        self._next[host] = at + delay  # taken before the wait: the next caller queues behind
-        if at > now:
-            await self._sleep(at - now)
+        if wait > 0:
+            await self._sleep(wait)
