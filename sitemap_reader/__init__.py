@@ -67,6 +67,7 @@ from ._base._run import Batch, Progress
 from ._check._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
+from ._io._http._pace_store import LocalPace, PaceStart, PaceStore
 from ._io._http._transport import Transport, TransportResponse
 from ._io._state._sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
 from ._io._state._store import StateStore, default_state_path
@@ -149,9 +150,12 @@ __all__ = [
     "Leaf",
     "LimitExceeded",
     "Limits",
+    "LocalPace",
     "MemoryStateStore",
     "News",
     "Pace",
+    "PaceStart",
+    "PaceStore",
     "ParquetSink",
     "ParseError",
     "Problem",
