@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -153,17 +154,18 @@ def header(text: str) -> tuple[str, str]:
 
 def proxy(text: str) -> str:
     """An http:// proxy URL, credentials allowed in it (never printed unmasked)."""
-    try:
-        check_proxy(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    return _checked(check_proxy, text)
 
 
 def base_url(text: str) -> str:
     """An absolute http(s) URL, as a local file's stand-in location."""
+    return _checked(check_base_url, text)
+
+
+def _checked(check: Callable[[str], object], text: str) -> str:
+    """``text``, once ``check`` took it; its ValueError as argparse's usage error."""
     try:
-        check_base_url(text)
+        check(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
