@@ -389,17 +389,22 @@ def test_per_host_bounds_the_requests_to_a_host_across_the_cluster(
         rows, problem_frame = compute(entries, problems)
         return rows, problem_frame
 
-    with get_task_stream(client) as stream:
-        rows, problem_frame = read(2)
-
-    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS and problem_frame.empty
-    # Each index once; each leaf twice (its first bytes in discovery, then its read).
-    assert Counter(Counter(f.path for f in flights.log).values()) == Counter(
-        {1: SHARED_SITES, 2: SHARED_SITES * SHARED_LEAVES}
-    )
-    assert flights.most_at_once() == 2
-    ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-")]
-    assert {str(t["key"]).split("-")[2] for t in ran} == {"discover", "leaves"}
+    # The scheduler chooses the workers: on a busy machine it may give one worker every task.
+    # A few tries (bounded) until both ran some; each try must hold the bound anyway.
+    for _ in range(3):
+        flights.log.clear()
+        with get_task_stream(client) as stream:
+            rows, problem_frame = read(2)
+        assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS and problem_frame.empty
+        # Each index once; each leaf twice (its first bytes in discovery, then its read).
+        assert Counter(Counter(f.path for f in flights.log).values()) == Counter(
+            {1: SHARED_SITES, 2: SHARED_SITES * SHARED_LEAVES}
+        )
+        assert flights.most_at_once() == 2
+        ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-")]
+        assert {str(t["key"]).split("-")[2] for t in ran} == {"discover", "leaves"}
+        if len({t["worker"] for t in ran}) == 2:
+            break
     assert len({t["worker"] for t in ran}) == 2
 
     flights.log.clear()
@@ -461,12 +466,18 @@ def test_the_pace_spaces_a_hosts_requests_across_the_cluster(
         entries, _ = read_sites(sites, config=config, sites_per_task=1, batch_small=1)
         return entries.compute()
 
-    with get_task_stream(client) as stream:
-        rows = read()
-
-    assert len(rows) == 3 * 2 and len(flights.log) == 3 * 3  # index, leaf's head, leaf
-    assert len({t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}) == 2
-    assert min(_start_gaps(flights)) >= PACE - JITTER
+    # The scheduler chooses the workers: on a busy machine it may give one worker every task.
+    # A few tries (bounded) until both ran some; each try's requests must be paced anyway.
+    for _ in range(3):
+        flights.log.clear()
+        with get_task_stream(client) as stream:
+            rows = read()
+        assert len(rows) == 3 * 2 and len(flights.log) == 3 * 3  # index, leaf's head, leaf
+        assert min(_start_gaps(flights)) >= PACE - JITTER
+        workers = {t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}
+        if len(workers) == 2:
+            break
+    assert len(workers) == 2
 
     flights.log.clear()
     monkeypatch.setattr(sitemap_reader.dask, "_shared_book", lambda config: None)
