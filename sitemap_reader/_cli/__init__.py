@@ -30,10 +30,29 @@ from collections.abc import Sequence
 
 import sitemap_reader as sr
 
-from .._core._xml import _tokenizer
 from . import _check, _dump, _signals, _state, _tree
 from ._options import UsageError
 from ._output import OutputError, drop_stdout
+
+
+class _Version(argparse.Action):
+    """``--version``, naming the cores that run (the compiled one is far faster, so a report
+    must say which it was); the tokenizer is imported only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from .._core._xml import _tokenizer
+
+        print(f"{parser.prog} {sr.__version__} ({_tokenizer.describe()})")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,9 +96,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "and print one record per page URL.",
         epilog="Each command's --help gives its options and exit statuses.",
     )
-    # Which cores run: the compiled one is far faster, so a report must say which it was.
-    version = f"%(prog)s {sr.__version__} ({_tokenizer.describe()})"
-    parser.add_argument("--version", action="version", version=version)
+    parser.add_argument("--version", action=_Version)
     parser.set_defaults(run=None, parser=parser)  # each command (or action) sets its own
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for command in (_dump, _tree, _check, _state):

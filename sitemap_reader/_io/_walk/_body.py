@@ -303,7 +303,8 @@ class SitemapBody:
             self._outbox.progress.not_read += 1
             self.cut = True
             said = frontier.budget_problem(spent, ref.loc, job.root)
-            unread = frontier.left_unread(ref.loc, ref.source, depth, ref.lastmod)
+            order = frontier.left_unread()
+            unread = None if order is None else child_report(ref, depth, Status.SKIPPED, order)
             if unread is None:
                 self.unlisted = (spent, 1 if self.unlisted is None else self.unlisted[1] + 1)
             return tuple(event for event in (said, unread) if event is not None)

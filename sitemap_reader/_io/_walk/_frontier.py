@@ -15,10 +15,9 @@ import enum
 import time
 from collections import deque
 from dataclasses import dataclass, replace
-from datetime import datetime
 
 from ..._base._config import ReaderConfig
-from ..._base._models import Problem, ProblemKind, SitemapVisited, Status
+from ..._base._models import Problem, ProblemKind
 from ..._base._run import Progress
 from ..._base._words import plural
 from ..._core._walk._jobs import Job, JobKind
@@ -111,23 +110,15 @@ class Frontier:
         self._taken -= 1
         self._taken_by_root[job.root] -= 1
 
-    def left_unread(
-        self, url: str, source: str, depth: int, lastmod: datetime | None
-    ) -> SitemapVisited | None:
-        """The report of a sitemap named after its budget was spent: skipped, never queued
-        (its problem is said once, by :meth:`budget_problem`); None past UNREAD_LISTED."""
+    def left_unread(self) -> int | None:
+        """Count a sitemap named after its budget was spent (skipped, never queued; its
+        problem is said once, by :meth:`budget_problem`): the order its report takes, or
+        None past UNREAD_LISTED, when it is counted but not reported."""
         self.named += 1
         if self._unread_listed >= UNREAD_LISTED:
             return None
         self._unread_listed += 1
-        return SitemapVisited(
-            url=url,
-            status=Status.SKIPPED,
-            source=source,
-            depth=depth,
-            lastmod=lastmod,
-            order=self.named,
-        )
+        return self.named
 
     def _take(self, root: str) -> ProblemKind | None:
         """Count one more sitemap for the run and its site; the budget it would pass."""

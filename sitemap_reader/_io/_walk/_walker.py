@@ -300,8 +300,11 @@ class Walk:
                 said = await self._say_budget(pushed.budget, ref.loc, job.root)
                 if said is not None:
                     problems.append(said)
-                unread = self._frontier.left_unread(ref.loc, final, job.depth, ref.lastmod)
-                if unread is not None:
+                listed = self._frontier.left_unread()
+                if listed is not None:
+                    unread = child_report(
+                        replace(ref, source=final), job.depth, Status.SKIPPED, listed
+                    )
                     await self._outbox.emit([unread], root=job.root)
         return problems
 
