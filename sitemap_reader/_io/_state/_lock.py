@@ -42,14 +42,6 @@ def lock_path(state_path: str) -> str:
     return state_path + LOCK_SUFFIX
 
 
-def try_lock(state_path: str) -> RunLock:
-    """The run lock on ``state_path``, or StateLocked naming the process that holds it."""
-    got = _attempt(state_path)
-    if isinstance(got, StateLocked):
-        raise got
-    return got
-
-
 async def hold(state_path: str, wait: float = 0.0) -> RunLock:
     """The run lock on ``state_path``, waiting up to ``wait`` seconds for its holder to end."""
     ends = time.monotonic() + wait
