@@ -7,8 +7,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod block;
 pub mod guard;
 mod names;
+pub mod record;
 mod refs;
 pub mod urlset;
 
@@ -17,5 +19,7 @@ mod proptests;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod py_block;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};
