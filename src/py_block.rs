@@ -15,7 +15,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use crate::block::{BlockScanner, Fields, Limits, Record, Step};
+use crate::block::{BlockScanner, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
 use crate::record::{Alternate, DateTime, Image};
 
@@ -39,6 +39,8 @@ struct Types {
     emit_entry: Py<PyAny>,
     emit_ref: Py<PyAny>,
     error_kind: Py<PyAny>,
+    build_image: Py<PyAny>,
+    alternate_of: Py<PyAny>,
 }
 
 #[pyclass(module = "sitemap_reader._native", name = "BlockScanner")]
@@ -99,6 +101,8 @@ impl PyBlockScanner {
             emit_entry: item(9)?,
             emit_ref: item(10)?,
             error_kind: item(11)?,
+            build_image: item(12)?,
+            alternate_of: item(13)?,
         };
         Ok(Self {
             core: BlockScanner::new(prefixes, index, limits),
@@ -206,8 +210,11 @@ impl PyBlockScanner {
                     if e.images.is_empty() && e.alternates.is_empty() {
                         entry.call1((loc, lastmod, changefreq, priority, &url))?
                     } else {
-                        let images = self.images(py, &e.images)?;
-                        let alternates = self.alternates(py, &e.alternates)?;
+                        let images = e.images.iter().map(|i| self.image(py, i));
+                        let images = PyTuple::new(py, images.collect::<PyResult<Vec<_>>>()?)?;
+                        let alternates = e.alternates.iter().map(|a| self.alternate(py, a));
+                        let alternates =
+                            PyTuple::new(py, alternates.collect::<PyResult<Vec<_>>>()?)?;
                         let none = PyTuple::empty(py);
                         entry.call1((
                             loc, lastmod, changefreq, priority, &url, images, &none, &none,
@@ -228,34 +235,19 @@ impl PyBlockScanner {
         Ok(())
     }
 
-    fn images<'py>(&self, py: Python<'py>, images: &[Image]) -> PyResult<Bound<'py, PyTuple>> {
-        let class = self.types.image.bind(py);
-        let built = images
-            .iter()
-            .map(|i| {
-                class.call1((
-                    i.loc.as_str(),
-                    i.caption.as_deref(),
-                    i.title.as_deref(),
-                    i.geo_location.as_deref(),
-                    i.license.as_deref(),
-                ))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, built)
+    fn image<'py>(&self, py: Python<'py>, i: &Image) -> PyResult<Bound<'py, PyAny>> {
+        self.types.image.bind(py).call1((
+            i.loc.as_str(),
+            i.caption.as_deref(),
+            i.title.as_deref(),
+            i.geo_location.as_deref(),
+            i.license.as_deref(),
+        ))
     }
 
-    fn alternates<'py>(
-        &self,
-        py: Python<'py>,
-        alts: &[Alternate],
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let class = self.types.alternate.bind(py);
-        let built = alts
-            .iter()
-            .map(|a| class.call1((a.hreflang.as_deref(), a.href.as_str())))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, built)
+    fn alternate<'py>(&self, py: Python<'py>, a: &Alternate) -> PyResult<Bound<'py, PyAny>> {
+        let args = (a.hreflang.as_deref(), a.href.as_str(), a.media.as_deref());
+        self.types.alternate.bind(py).call1(args)
     }
 
     /// A datetime, from the cache when it was built before.
@@ -302,18 +294,45 @@ impl PyBlockScanner {
         Ok(zone)
     }
 
-    /// Python judges these fields: `emit_entry` / `emit_ref`; False once the document
-    /// was cut.
+    /// Python judges these fields: `emit_entry` / `emit_ref`, after the extensions
+    /// Python must build (in document order, as the exact path counts what they note);
+    /// False once the document was cut.
     fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
         let loc = f.loc.unwrap_or_default();
         let ok = if self.core.is_index() {
             self.types.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
-        } else if f.images.is_empty() && f.alternates.is_empty() {
+        } else if f.exts.is_empty() {
             let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
             self.types.emit_entry.bind(py).call1(args)?
         } else {
-            let images = self.images(py, &f.images)?;
-            let alternates = self.alternates(py, &f.alternates)?;
+            let mut images = Vec::new();
+            let mut alternates = Vec::new();
+            for ext in f.exts {
+                match ext {
+                    Ext::Image(i) => images.push(self.image(py, &i)?),
+                    Ext::Alternate(a) => alternates.push(self.alternate(py, &a)?),
+                    Ext::PyImage(values) => {
+                        let sub = PyDict::new(py);
+                        let names = ["loc", "caption", "title", "geo_location", "license"];
+                        for (name, value) in names.into_iter().zip(values) {
+                            if let Some(value) = value {
+                                sub.set_item(name, value)?;
+                            }
+                        }
+                        let built = self.types.build_image.bind(py).call1((sub, doc))?;
+                        if !built.is_none() {
+                            images.push(built);
+                        }
+                    }
+                    Ext::PyAlternate([hreflang, href, media]) => {
+                        let args = (hreflang, href, media, doc);
+                        let built = self.types.alternate_of.bind(py).call1(args)?;
+                        if !built.is_none() {
+                            alternates.push(built);
+                        }
+                    }
+                }
+            }
             let none = PyTuple::empty(py);
             let args = (
                 doc,
@@ -321,10 +340,10 @@ impl PyBlockScanner {
                 f.lastmod,
                 f.changefreq,
                 f.priority,
-                images,
+                PyTuple::new(py, images)?,
                 &none,
                 &none,
-                alternates,
+                PyTuple::new(py, alternates)?,
             );
             self.types.emit_entry.bind(py).call1(args)?
         };

@@ -3,7 +3,7 @@
 //! that its words and tallies are Python's by construction.
 
 use super::check::{changefreq, lastmod, plain_loc, priority};
-use super::read::Fields;
+use super::read::{Ext, Fields};
 use super::scan::Limits;
 use crate::record::{Entry, SitemapRef};
 
@@ -35,18 +35,30 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
     let (Some(lastmod), Some(changefreq), Some(priority), true) = (date, freq, prio, loc_ok) else {
         return Judged::Python(fields);
     };
+    if !fields.built() {
+        return Judged::Python(fields);
+    }
     let loc = fields.loc.unwrap_or_default();
     if index {
         return Judged::Ref(SitemapRef { loc, lastmod });
+    }
+    let mut images = Vec::new();
+    let mut alternates = Vec::new();
+    for ext in fields.exts {
+        match ext {
+            Ext::Image(i) => images.push(i),
+            Ext::Alternate(a) => alternates.push(a),
+            Ext::PyImage(_) | Ext::PyAlternate(_) => {} // (none: built() said so)
+        }
     }
     Judged::Entry(Entry {
         loc,
         lastmod,
         changefreq,
         priority,
-        images: fields.images,
+        images,
         videos: Vec::new(),
         news: Vec::new(),
-        alternates: fields.alternates,
+        alternates,
     })
 }

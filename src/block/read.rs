@@ -15,17 +15,37 @@ pub const CORE: u8 = 0;
 pub const IMAGE: u8 = 1;
 pub const XHTML: u8 = 4;
 
-/// The raw (decoded, stripped) fields of a block and its extensions, which are built
-/// here only when nothing in them is noted by Python (image locs present, alternates'
-/// hrefs in `check_loc`'s fast branch).
+/// The raw (decoded, stripped) fields of a block and its extensions in document order.
 #[derive(Debug, Default, PartialEq)]
 pub struct Fields {
     pub loc: Option<String>,
     pub lastmod: Option<String>,
     pub changefreq: Option<String>,
     pub priority: Option<String>,
-    pub images: Vec<Image>,
-    pub alternates: Vec<Alternate>,
+    pub exts: Vec<Ext>,
+}
+
+/// An extension of a block: built here when Python would note nothing about it, else
+/// its values for Python's builder (`_extensions._image`, `alternate_of`), which counts
+/// what it notes.
+#[derive(Debug, PartialEq)]
+pub enum Ext {
+    Image(Image),
+    Alternate(Alternate),
+    /// An image without its loc: (loc, caption, title, geo_location, license) as read.
+    PyImage([Option<String>; 5]),
+    /// An alternate whose href is not in `check_loc`'s fast branch: (hreflang, href,
+    /// media), the attributes' values as expat gives them.
+    PyAlternate([Option<String>; 3]),
+}
+
+impl Fields {
+    /// True when every extension was built here.
+    pub fn built(&self) -> bool {
+        self.exts
+            .iter()
+            .all(|e| matches!(e, Ext::Image(_) | Ext::Alternate(_)))
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,6 +80,28 @@ struct ImageFields {
     license: Option<String>,
 }
 
+impl ImageFields {
+    fn into_ext(self) -> Ext {
+        let Some(loc) = self.loc.filter(|l| !l.is_empty()) else {
+            // `_image` notes it (image-missing-loc), naming it by what it holds
+            return Ext::PyImage([
+                None,
+                self.caption,
+                self.title,
+                self.geo_location,
+                self.license,
+            ]);
+        };
+        Ext::Image(Image {
+            loc,
+            caption: self.caption.filter(|v| !v.is_empty()),
+            title: self.title.filter(|v| !v.is_empty()),
+            geo_location: self.geo_location.filter(|v| !v.is_empty()),
+            license: self.license.filter(|v| !v.is_empty()),
+        })
+    }
+}
+
 impl BlockReader {
     pub fn new(kinds: Vec<(String, u8)>, index: bool, max_loc_length: usize) -> Self {
         Self {
@@ -92,6 +134,18 @@ impl BlockReader {
         loop {
             match reader.read_event().map_err(|_| Odd)? {
                 Event::Text(t) if is_space(&t) => {}
+                Event::Start(e) if image.is_none() && !self.index && self.is_link(&e) => {
+                    // <xhtml:link ...></xhtml:link>: white space at most before its end tag
+                    let link = self.alternate(&e)?;
+                    loop {
+                        match reader.read_event().map_err(|_| Odd)? {
+                            Event::Text(t) if is_space(&t) => {}
+                            Event::End(_) => break,
+                            _ => return Err(Odd),
+                        }
+                    }
+                    fields.exts.extend(link);
+                }
                 Event::Start(e) if bare(&e) => {
                     let field = self.field(e.name().0, image.is_some())?;
                     match field {
@@ -119,21 +173,15 @@ impl BlockReader {
                     }
                 }
                 Event::Empty(e) if image.is_none() && !self.index => {
-                    if let Some(alternate) = self.alternate(&e)? {
-                        fields.alternates.push(alternate);
+                    if !self.is_link(&e) {
+                        return Err(Odd);
                     }
+                    fields.exts.extend(self.alternate(&e)?);
                 }
                 Event::End(e) => {
                     if let Some(found) = image.take() {
                         // (quick-xml checked that it closes <image:image>)
-                        let loc = found.loc.filter(|l| !l.is_empty()).ok_or(Odd)?;
-                        fields.images.push(Image {
-                            loc,
-                            caption: found.caption.filter(|v| !v.is_empty()),
-                            title: found.title.filter(|v| !v.is_empty()),
-                            geo_location: found.geo_location.filter(|v| !v.is_empty()),
-                            license: found.license.filter(|v| !v.is_empty()),
-                        });
+                        fields.exts.push(found.into_ext());
                     } else if e.name().0 == tag {
                         break;
                     } else {
@@ -199,13 +247,15 @@ impl BlockReader {
         }
     }
 
-    /// An `<xhtml:link rel="alternate" hreflang=".." href=".."/>`: the alternate, or
-    /// None when Python skips it silently (an empty href); anything else is odd.
-    fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Alternate>, Odd> {
-        if self.key(e.name().0)? != (XHTML, "link") {
-            return Err(Odd);
-        }
-        let (mut rel, mut hreflang, mut href) = (None, None, None);
+    fn is_link(&self, e: &BytesStart<'_>) -> bool {
+        self.key(e.name().0) == Ok((XHTML, "link"))
+    }
+
+    /// The alternate of an `<xhtml:link>` (its attributes `rel`, `hreflang`, `href` and
+    /// `media` at most), None when `alternate` skips it silently (no rel="alternate", an
+    /// empty href); anything else is odd.
+    fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Ext>, Odd> {
+        let mut values: [Option<String>; 4] = Default::default(); // rel, hreflang, href, media
         let mut rest = e.attributes_raw();
         loop {
             let name_at = rest.trim_start_matches(is_ws_char);
@@ -221,37 +271,43 @@ impl BlockReader {
             let close = after[1..].find(quote).ok_or(Odd)?;
             attribute_value(&after[1..1 + close], &mut self.attr)?;
             let slot = match name {
-                "rel" => &mut rel,
-                "hreflang" => &mut hreflang,
-                "href" => &mut href,
+                "rel" => 0,
+                "hreflang" => 1,
+                "href" => 2,
+                "media" => 3,
                 _ => return Err(Odd),
             };
-            if slot.replace(self.attr.clone()).is_some() {
+            if values[slot].replace(self.attr.clone()).is_some() {
                 return Err(Odd); // expat: a duplicate attribute
             }
             rest = &after[close + 2..];
         }
-        if !rest.is_empty() || rel.as_deref() != Some("alternate") {
+        if !rest.is_empty() {
             return Err(Odd);
         }
-        let href = href.unwrap_or_default();
-        let href = py_strip(&href);
-        if href.is_empty() {
+        let [rel, hreflang, href, media] = values;
+        let rel = py_strip(rel.as_deref().unwrap_or(""));
+        if !rel.is_ascii() {
+            return Err(Odd); // (str.lower() beyond ASCII: Python's to judge)
+        }
+        let stripped = py_strip(href.as_deref().unwrap_or(""));
+        if !rel.eq_ignore_ascii_case("alternate") || stripped.is_empty() {
             return Ok(None);
         }
-        if !plain_loc(href, self.max_loc_length) {
-            return Err(Odd); // check_loc's other branches note it: Python's to judge
+        if !plain_loc(stripped, self.max_loc_length) {
+            // check_loc's other branches note or resolve it: Python's to judge
+            return Ok(Some(Ext::PyAlternate([hreflang, href, media])));
         }
         let hreflang = hreflang
             .as_deref()
             .map(py_strip)
             .filter(|h| !h.is_empty())
             .map(str::to_owned);
-        Ok(Some(Alternate {
+        Ok(Some(Ext::Alternate(Alternate {
             hreflang,
-            href: href.to_owned(),
-            media: None,
-        }))
+            href: stripped.to_owned(),
+            media: media.filter(|m| !m.is_empty()),
+        })))
     }
 }
 
@@ -287,10 +343,27 @@ mod tests {
         let fields = reader().read(block).unwrap();
         assert_eq!(fields.loc.as_deref(), Some("https://a/&b"));
         assert_eq!(fields.lastmod.as_deref(), Some("2024-01-01"));
-        assert_eq!(fields.images[0].loc, "https://a/i.jpg");
-        assert_eq!(fields.images[0].title.as_deref(), Some("T < 2"));
-        assert_eq!(fields.alternates[0].hreflang.as_deref(), Some("de"));
-        assert_eq!(fields.alternates[0].href, "https://a/de");
+        let [Ext::Image(image), Ext::Alternate(alternate)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(image.loc, "https://a/i.jpg");
+        assert_eq!(image.title.as_deref(), Some("T < 2"));
+        assert_eq!(alternate.hreflang.as_deref(), Some("de"));
+        assert_eq!(alternate.href, "https://a/de");
+    }
+
+    #[test]
+    fn extensions_python_judges() {
+        let block = "<url><loc>https://a/</loc><image:image><image:title>T</image:title>\
+            </image:image><xhtml:link rel=\" Alternate\" href=\"/rel\"></xhtml:link>\
+            <xhtml:link rel=\"canonical\" href=\"https://a/c\"/></url>";
+        let fields = reader().read(block).unwrap();
+        assert!(!fields.built());
+        let [Ext::PyImage(image), Ext::PyAlternate(alternate)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(image[2].as_deref(), Some("T"));
+        assert_eq!(alternate[1].as_deref(), Some("/rel"));
     }
 
     #[test]
@@ -305,11 +378,11 @@ mod tests {
             "<url><loc>a&nbsp;</loc></url>",
             "<url><loc>a<b/></loc></url>",
             "<url><loc>a</lastmod></url>",
-            "<url><image:image><image:title>t</image:title></image:image></url>",
-            "<url><xhtml:link rel=\"alternate\" href=\"/rel\"/></url>",
+            "<url><xhtml:link rel=\"alternate\" href=\"https://a\">x</xhtml:link></url>",
             "<url><xhtml:link rel=\"alternate\" href=\"https://a\" href=\"https://b\"/></url>",
             "<url><xhtml:link rel=\"alternate\"href=\"https://a\"/></url>",
             "<url><xhtml:link rel=\"alternate\" href=\"https://a\tb\"/></url>",
+            "<url><xhtml:link rel=\"alternate\" type=\"x\" href=\"https://a\"/></url>",
             "<url><foo>x</foo></url>",
             "<url>text<loc>a</loc></url>",
             "<url><loc>a > b</loc></url>",

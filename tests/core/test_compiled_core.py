@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _records, _scan, _sitemap, _tokenizer
-from tests.support.documents import cases, documents, realistic_documents
+from tests.support.documents import cases, clean_documents, documents, realistic_documents
 from tests.support.helpers import CORPUS, cut_at, needs_corpus, parse, parse_chunks, sized
 
 pytestmark = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
@@ -88,8 +88,56 @@ def test_compiled_core_equals_exact_and_python_fast_paths(
     event(f"records the compiled core built: {'some' if built else 'none'}")
 
 
+_LIMITS = st.sampled_from(
+    [
+        Limits(),
+        Limits(max_urls=3),
+        Limits(max_urls=2, cut_at_max_urls=True),
+        Limits(max_loc_length=30),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    realistic_documents(),
+    st.lists(st.integers(0, 1 << 20), max_size=8),
+    st.integers(0, 1 << 20) | st.none(),
+    _LIMITS,
+)
+def test_compiled_core_on_realistic_documents_cut_and_limited(
+    data: bytes, cuts: list[int], end: int | None, limits: Limits
+) -> None:
+    """Documents of which the compiled core builds most records itself, sometimes cut short
+    (a truncated document keeps its prefix) and read under limits it must count against."""
+    if end is not None:
+        data = data[: end % (len(data) + 1)]
+    pieces = cut_at(data, cuts)
+    exact = parse(data, fast=False, limits=limits)
+    compiled, _, built = _compiled(pieces, limits)
+    _same(compiled, exact)
+    _same(_python_fast(pieces, limits), exact)
+    event(f"records the compiled core built: {'some' if built else 'none'}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(clean_documents(), st.lists(st.integers(0, 1 << 20), max_size=8), _LIMITS)
+def test_compiled_core_builds_valid_records_as_python_does(
+    data: bytes, cuts: list[int], limits: Limits
+) -> None:
+    pieces = cut_at(data, cuts)
+    exact = parse(data, fast=False, limits=limits)
+    compiled, _, built = _compiled(pieces, limits)
+    _same(compiled, exact)
+    _same(_python_fast(pieces, limits), exact)
+    records = sum(isinstance(e, (Entry, SitemapRef)) for e in compiled)
+    event(
+        f"records the compiled core built: {'all' if built == records else 'some' if built else 'none'}"
+    )
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(documents().filter(lambda d: len(d) <= 700))
+@given(st.one_of(documents(), clean_documents()).filter(lambda d: len(d) <= 900))
 def test_compiled_core_at_every_split(data: bytes) -> None:
     exact = parse(data, fast=False)
     for at in range(len(data) + 1):

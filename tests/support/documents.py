@@ -366,3 +366,99 @@ def realistic_documents(draw: st.DrawFn) -> bytes:
         + "\n".join(blocks)
         + "\n</urlset>\n"
     ).encode()
+
+
+# -- documents of valid values: what the compiled core builds itself ----------------------
+
+_CLEAN_LASTMOD = st.sampled_from(
+    [
+        "2024-03-05",
+        "2024-02-29",
+        "2023-12-31T23:59:59Z",
+        "2024-03-05T10:20:30+02:00",
+        "2024-03-05T10:20:30-05:30",
+        "2024-03-05T00:00:00+00:00",
+        "2024-03-05T10:20:30-00:00",
+        "",
+    ]
+)
+_CLEAN_FREQ = st.sampled_from(["daily", "Weekly", "NEVER", "hourly", "always", "monthly", ""])
+_CLEAN_PRIORITY = st.sampled_from(["0.0", "0.1", "0.5", "0.8", "1.0", "0", "1", ""])
+# White space str.strip() takes off that XML does not call white space, and a BOM it keeps.
+_PAD = st.sampled_from(["", " ", "\n\t", "\r\n ", "\u3000", "\u00a0", "\u0085 ", "\ufeff"])
+
+
+@st.composite
+def _clean_text(draw: st.DrawFn, text: str) -> str:
+    shape = draw(st.sampled_from(["plain", "plain", "pad", "cdata", "ref", "cr"]))
+    if shape == "pad":
+        return draw(_PAD) + text + draw(_PAD)
+    if shape == "cdata":
+        return f"<![CDATA[{text.replace('&amp;', '&')}]]>"
+    if shape == "ref":
+        return text.replace("e", "&#x65;").replace("a", "&#97;", 1)
+    if shape == "cr":
+        return "\r\n" + text + "\r"
+    return text
+
+
+@st.composite
+def _clean_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
+    ws = draw(st.sampled_from(["", "\n  ", "\r\n\t"]))
+    loc = "https://example.com/" + "".join(draw(st.lists(_PATH_PIECES, max_size=3)))
+    inner = [f"<loc>{draw(_clean_text(loc))}</loc>"]
+    for name, values in (
+        ("lastmod", _CLEAN_LASTMOD),
+        ("changefreq", _CLEAN_FREQ),
+        ("priority", _CLEAN_PRIORITY),
+    ):
+        if draw(st.booleans()):
+            inner.append(f"<{name}>{draw(_clean_text(draw(values)))}</{name}>")
+    inner = draw(st.permutations(inner))
+    x, img = prefixes["xhtml"], prefixes["image"]
+    for _ in range(draw(st.integers(0, 3))):
+        lang = draw(st.sampled_from(["de", " fr-CA ", "x-default", "", "EN"]))
+        href = "https://example.com/" + draw(st.sampled_from(["de/", "fr", "caf\u00e9", "a&amp;b"]))
+        attrs = [f'rel="{draw(st.sampled_from(["alternate", "alternate", " Alternate "]))}"']
+        attrs += [f'hreflang="{lang}"', f"href='{href}'"]
+        if draw(st.integers(0, 3)) == 0:
+            attrs.append('media="only screen and (max-width: 640px)"')
+        attrs = draw(st.permutations(attrs))
+        end = draw(st.sampled_from(["/>", " />", f"></{x}:link>"]))
+        inner.append(f"<{x}:link " + " ".join(attrs) + end)
+    for _ in range(draw(st.integers(0, 2))):
+        fields = [f"<{img}:loc>{draw(_clean_text('https://example.com/i.jpg'))}</{img}:loc>"]
+        names = st.sampled_from(["title", "caption", "geo_location", "license"])
+        fields += [
+            f"<{img}:{name}>{draw(_clean_text(draw(_TITLE)))}</{img}:{name}>"
+            for name in draw(st.lists(names, unique=True))
+        ]
+        inner.append(
+            f"<{img}:image>{ws}" + ws.join(draw(st.permutations(fields))) + f"{ws}</{img}:image>"
+        )
+    return f"<url>{ws}" + ws.join(inner) + f"{ws}</url>"
+
+
+@st.composite
+def clean_documents(draw: st.DrawFn) -> bytes:
+    """A urlset (or, one time in four, an index) of valid values in every shape the
+    compiled core builds itself: any field order, CDATA, references, CR LF, pads that
+    only ``str.strip()`` strips, alternates with media, images with every field."""
+    prefixes = {
+        "xhtml": draw(st.sampled_from(["xhtml", "x", "h"])),
+        "image": draw(st.sampled_from(["image", "img", "i"])),
+    }
+    if draw(st.integers(0, 3)) == 0:
+        blocks = [
+            f"<sitemap><loc>{draw(_clean_text(f'https://example.com/s{i}.xml'))}</loc>"
+            f"<lastmod>{draw(_CLEAN_LASTMOD)}</lastmod></sitemap>"
+            for i in range(draw(st.integers(1, 12)))
+        ]
+        body = f'<sitemapindex xmlns="{SITEMAP_NS}">\n' + "\n".join(blocks) + "\n</sitemapindex>"
+    else:
+        blocks = draw(st.lists(_clean_block(prefixes), min_size=1, max_size=20))
+        body = (
+            f'<urlset xmlns="{SITEMAP_NS}" xmlns:{prefixes["xhtml"]}="{XHTML_NS}" '
+            f'xmlns:{prefixes["image"]}="{IMAGE_NS}">\n' + "\n".join(blocks) + "\n</urlset>\n"
+        )
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + body).encode()

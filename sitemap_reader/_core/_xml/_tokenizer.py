@@ -24,6 +24,7 @@ from typing import Protocol
 
 from ..._base._models import Alternate, ChangeFreq, Entry, Image, ProblemKind, SitemapRef
 from .._doc import Document
+from ._extensions import CONTAINERS, IMAGE, alternate_of
 from ._records import emit_entry, emit_ref
 from ._scan import Scanner as PyScanner
 from ._urlscan import Fault, Fields, PyUrlsetScanner
@@ -78,6 +79,8 @@ _TYPES = (
     emit_entry,
     emit_ref,
     ProblemKind.ERROR,
+    CONTAINERS[(IMAGE, "image")].build,
+    alternate_of,
 )
 
 
