@@ -15,7 +15,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use crate::block::{BlockScanner, Ext, Fields, Limits, Record, Step};
+use crate::block::{BlockScanner, Container, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
 use crate::record::{Alternate, DateTime, Image};
 
@@ -41,6 +41,16 @@ struct Types {
     error_kind: Py<PyAny>,
     build_image: Py<PyAny>,
     alternate_of: Py<PyAny>,
+    /// Per container Python builds: its fields' names, its builder, its slot among an
+    /// entry's extensions (1: videos, 2: news), and which fields keep every value.
+    builders: Vec<Builder>,
+}
+
+struct Builder {
+    names: Vec<String>,
+    repeated: Vec<bool>,
+    build: Py<PyAny>,
+    slot: usize,
 }
 
 #[pyclass(module = "sitemap_reader._native", name = "BlockScanner")]
@@ -88,6 +98,32 @@ impl PyBlockScanner {
             .try_iter()?
             .map(|c| c.map(Bound::unbind))
             .collect::<PyResult<Vec<_>>>()?;
+        // (kind, local, ((kind, local, name, repeated), ...), build, slot) per container
+        let mut containers = Vec::new();
+        let mut builders = Vec::new();
+        for spec in types.get_item(14)?.try_iter()? {
+            let spec = spec?;
+            let mut fields = Vec::new();
+            let mut names = Vec::new();
+            let mut repeated = Vec::new();
+            for field in spec.get_item(2)?.try_iter()? {
+                let (kind, local, name, many): (u8, String, String, bool) = field?.extract()?;
+                fields.push((kind, local));
+                names.push(name);
+                repeated.push(many);
+            }
+            containers.push(Container {
+                kind: spec.get_item(0)?.extract()?,
+                local: spec.get_item(1)?.extract()?,
+                fields,
+            });
+            builders.push(Builder {
+                names,
+                repeated,
+                build: spec.get_item(3)?.unbind(),
+                slot: spec.get_item(4)?.extract()?,
+            });
+        }
         let types = Types {
             entry: item(0)?,
             sitemap_ref: item(1)?,
@@ -103,9 +139,10 @@ impl PyBlockScanner {
             error_kind: item(11)?,
             build_image: item(12)?,
             alternate_of: item(13)?,
+            builders,
         };
         Ok(Self {
-            core: BlockScanner::new(prefixes, index, limits),
+            core: BlockScanner::new(prefixes, containers, index, limits),
             url: doc.getattr(intern!(py, "url"))?.unbind(),
             doc: doc.clone().unbind(),
             read,
@@ -307,6 +344,8 @@ impl PyBlockScanner {
         } else {
             let mut images = Vec::new();
             let mut alternates = Vec::new();
+            let mut videos = Vec::new();
+            let mut news = Vec::new();
             for ext in f.exts {
                 match ext {
                     Ext::Image(i) => images.push(self.image(py, &i)?),
@@ -324,6 +363,34 @@ impl PyBlockScanner {
                             images.push(built);
                         }
                     }
+                    Ext::PyContainer(at, found) => {
+                        let builder = &self.types.builders[at];
+                        let sub = PyDict::new(py);
+                        for (field, value) in found {
+                            let name = builder.names[field].as_str();
+                            if builder.repeated[field] {
+                                match sub.get_item(name)? {
+                                    Some(list) => {
+                                        list.call_method1(intern!(py, "append"), (value,))?
+                                    }
+                                    None => {
+                                        sub.set_item(name, vec![value])?;
+                                        continue;
+                                    }
+                                };
+                            } else {
+                                sub.set_item(name, value)?;
+                            }
+                        }
+                        let built = builder.build.bind(py).call1((sub, doc))?;
+                        if !built.is_none() {
+                            if builder.slot == 1 {
+                                videos.push(built)
+                            } else {
+                                news.push(built)
+                            }
+                        }
+                    }
                     Ext::PyAlternate([hreflang, href, media]) => {
                         let args = (hreflang, href, media, doc);
                         let built = self.types.alternate_of.bind(py).call1(args)?;
@@ -333,7 +400,6 @@ impl PyBlockScanner {
                     }
                 }
             }
-            let none = PyTuple::empty(py);
             let args = (
                 doc,
                 loc,
@@ -341,8 +407,8 @@ impl PyBlockScanner {
                 f.changefreq,
                 f.priority,
                 PyTuple::new(py, images)?,
-                &none,
-                &none,
+                PyTuple::new(py, videos)?,
+                PyTuple::new(py, news)?,
                 PyTuple::new(py, alternates)?,
             );
             self.types.emit_entry.bind(py).call1(args)?

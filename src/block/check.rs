@@ -29,15 +29,19 @@ pub(crate) fn changefreq(raw: &str) -> Option<ChangeFreq> {
         .find(|c| c.as_str().eq_ignore_ascii_case(raw))
 }
 
-/// A priority from the table of usual values ("0.0" to "1.0", "0", "1").
+/// A priority as `float()` reads it, for plain decimals (`0.64`, `1`, `.5`) from 0 to 1;
+/// both round correctly, so they give the same number. Anything else is Python's.
 pub(crate) fn priority(raw: &str) -> Option<f64> {
-    match raw.as_bytes() {
-        b"0" => Some(0.0),
-        b"1" => Some(1.0),
-        b"1.0" => Some(1.0),
-        [b'0', b'.', d] if d.is_ascii_digit() => Some(f64::from(d - b'0') / 10.0),
-        _ => None,
+    let (int, frac) = raw.split_once('.').unwrap_or((raw, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if raw.len() > 32 || (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
     }
+    if raw.contains('.') && frac.is_empty() && int.is_empty() {
+        return None;
+    }
+    let value: f64 = raw.parse().ok()?;
+    (0.0..=1.0).contains(&value).then_some(value)
 }
 
 /// `parse_datetime` for its three common shapes (`YYYY-MM-DD`, `...Thh:mm:ssZ` and
@@ -168,6 +172,11 @@ mod tests {
         assert_eq!(priority("0.5"), Some(0.5));
         assert_eq!(priority("0.3"), Some(3.0 / 10.0));
         assert_eq!(priority("1.5"), None);
-        assert_eq!(priority("0.50"), None);
+        assert_eq!(priority("0.64"), Some(0.64));
+        assert_eq!(priority(".5"), Some(0.5));
+        assert_eq!(priority("1."), Some(1.0));
+        for raw in [".", "", "+0.5", "1e-1", "nan", "0_5", "1.0001", "0.5 "] {
+            assert_eq!(priority(raw), None, "{raw}");
+        }
     }
 }

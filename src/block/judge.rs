@@ -48,7 +48,7 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
         match ext {
             Ext::Image(i) => images.push(i),
             Ext::Alternate(a) => alternates.push(a),
-            Ext::PyImage(_) | Ext::PyAlternate(_) => {} // (none: built() said so)
+            Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) => {} // (built())
         }
     }
     Judged::Entry(Entry {

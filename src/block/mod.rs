@@ -8,5 +8,5 @@ pub mod read;
 pub mod scan;
 mod text;
 
-pub use read::{Ext, Fields, CORE, IMAGE, XHTML};
+pub use read::{Container, Ext, Fields, CORE, IMAGE, XHTML};
 pub use scan::{BlockScanner, Limits, Record, Step, BLOCK_MAX};

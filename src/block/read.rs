@@ -37,7 +37,22 @@ pub enum Ext {
     /// An alternate whose href is not in `check_loc`'s fast branch: (hreflang, href,
     /// media), the attributes' values as expat gives them.
     PyAlternate([Option<String>; 3]),
+    /// A video or news container (the index of its `Container` among those given):
+    /// its fields' (name, value) in document order, for its Python builder.
+    PyContainer(usize, Vec<(usize, String)>),
 }
+
+/// An extension container Python builds (`_extensions.CONTAINERS`, but images): its
+/// element, and the field of each element within it, at any depth.
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub kind: u8,
+    pub local: String,
+    pub fields: Vec<(u8, String)>, // (kind, local name); a field is its index here
+}
+
+/// Deeper than this below a container, a block is expat's (which bounds the depth).
+const CONTAINER_DEPTH: usize = 8;
 
 impl Fields {
     /// True when every extension was built here.
@@ -65,6 +80,7 @@ enum Field {
 #[derive(Debug)]
 pub struct BlockReader {
     kinds: Vec<(String, u8)>,
+    containers: Vec<Container>,
     index: bool,
     max_loc_length: usize,
     text: String,
@@ -103,9 +119,15 @@ impl ImageFields {
 }
 
 impl BlockReader {
-    pub fn new(kinds: Vec<(String, u8)>, index: bool, max_loc_length: usize) -> Self {
+    pub fn new(
+        kinds: Vec<(String, u8)>,
+        containers: Vec<Container>,
+        index: bool,
+        max_loc_length: usize,
+    ) -> Self {
         Self {
             kinds,
+            containers,
             index,
             max_loc_length,
             text: String::new(),
@@ -145,6 +167,14 @@ impl BlockReader {
                         }
                     }
                     fields.exts.extend(link);
+                }
+                Event::Start(e)
+                    if image.is_none() && !self.index && self.container(&e).is_some() =>
+                {
+                    let at = self.container(&e).unwrap_or_default();
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    let found = self.read_container(&mut reader, at)?;
+                    fields.exts.push(Ext::PyContainer(at, found));
                 }
                 Event::Start(e) if bare(&e) => {
                     let field = self.field(e.name().0, image.is_some())?;
@@ -247,15 +277,14 @@ impl BlockReader {
         }
     }
 
-    fn is_link(&self, e: &BytesStart<'_>) -> bool {
-        self.key(e.name().0) == Ok((XHTML, "link"))
-    }
-
-    /// The alternate of an `<xhtml:link>` (its attributes `rel`, `hreflang`, `href` and
-    /// `media` at most), None when `alternate` skips it silently (no rel="alternate", an
-    /// empty href); anything else is odd.
-    fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Ext>, Odd> {
-        let mut values: [Option<String>; 4] = Default::default(); // rel, hreflang, href, media
+    /// The attributes of a start tag, decoded, each given to `take` (which may refuse
+    /// it); only the shape generators write: unprefixed names, each once, quoted values.
+    fn attributes(
+        &mut self,
+        e: &BytesStart<'_>,
+        mut take: impl FnMut(&str, &str) -> Result<(), Odd>,
+    ) -> Result<(), Odd> {
+        let mut seen: Vec<&str> = Vec::new();
         let mut rest = e.attributes_raw();
         loop {
             let name_at = rest.trim_start_matches(is_ws_char);
@@ -265,11 +294,92 @@ impl BlockReader {
             rest = name_at;
             let Some(eq) = rest.find('=') else { break };
             let name = rest[..eq].trim_end_matches(is_ws_char);
+            if !is_plain_name(name) || name == "xmlns" || seen.contains(&name) {
+                return Err(Odd); // a namespace declared here, a prefix, a duplicate
+            }
+            seen.push(name);
             let after = rest[eq + 1..].trim_start_matches(is_ws_char);
             let quote = after.chars().next().filter(|&q| q == '"' || q == '\'');
             let quote = quote.ok_or(Odd)?;
             let close = after[1..].find(quote).ok_or(Odd)?;
             attribute_value(&after[1..1 + close], &mut self.attr)?;
+            take(name, &self.attr)?;
+            rest = &after[close + 2..];
+        }
+        if rest.is_empty() {
+            Ok(())
+        } else {
+            Err(Odd)
+        }
+    }
+
+    /// The container (video, news) a start tag opens, if any.
+    fn container(&self, e: &BytesStart<'_>) -> Option<usize> {
+        let (kind, local) = self.key(e.name().0).ok()?;
+        self.containers
+            .iter()
+            .position(|c| c.kind == kind && c.local == local)
+    }
+
+    /// A container's fields up to its end tag, at any depth as on the exact path: other
+    /// elements are read only for their well-formedness.
+    fn read_container(
+        &mut self,
+        reader: &mut Reader<&[u8]>,
+        at: usize,
+    ) -> Result<Vec<(usize, String)>, Odd> {
+        let mut found = Vec::new();
+        let mut depth = 0usize;
+        let mut ignored = String::new();
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Start(e) => {
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    match self.container_field(at, e.name().0)? {
+                        Some(field) => found.push((field, self.value(reader)?)),
+                        None if depth < CONTAINER_DEPTH => depth += 1,
+                        None => return Err(Odd),
+                    }
+                }
+                Event::Empty(e) => {
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    if let Some(field) = self.container_field(at, e.name().0)? {
+                        found.push((field, String::new()));
+                    }
+                }
+                Event::End(_) if depth == 0 => return Ok(found),
+                Event::End(_) => depth -= 1,
+                // Text outside the fields: ignored, but expat must find it well-formed.
+                Event::Text(t) => {
+                    ignored.clear();
+                    push_chars(&mut ignored, &t, false)?;
+                }
+                Event::CData(t) => {
+                    ignored.clear();
+                    push_chars(&mut ignored, &t, true)?;
+                }
+                Event::GeneralRef(r) => push_ref(&mut ignored, &r)?,
+                _ => return Err(Odd),
+            }
+        }
+    }
+
+    fn container_field(&self, at: usize, name: &str) -> Result<Option<usize>, Odd> {
+        let (kind, local) = self.key(name)?;
+        let fields = &self.containers[at].fields;
+        Ok(fields.iter().position(|(k, l)| *k == kind && l == local))
+    }
+
+    fn is_link(&self, e: &BytesStart<'_>) -> bool {
+        self.key(e.name().0) == Ok((XHTML, "link"))
+    }
+
+    /// The alternate of an `<xhtml:link>` (its attributes `rel`, `hreflang`, `href` and
+    /// `media` at most), None when `alternate` skips it silently (no rel="alternate", an
+    /// empty href); anything else is odd.
+    fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Ext>, Odd> {
+        let mut values: [Option<String>; 4] = Default::default(); // rel, hreflang, href, media
+        self.attributes(e, |name, value| {
             let slot = match name {
                 "rel" => 0,
                 "hreflang" => 1,
@@ -277,14 +387,11 @@ impl BlockReader {
                 "media" => 3,
                 _ => return Err(Odd),
             };
-            if values[slot].replace(self.attr.clone()).is_some() {
-                return Err(Odd); // expat: a duplicate attribute
+            match values[slot].replace(value.to_owned()) {
+                Some(_) => Err(Odd), // expat: a duplicate attribute
+                None => Ok(()),
             }
-            rest = &after[close + 2..];
-        }
-        if !rest.is_empty() {
-            return Err(Odd);
-        }
+        })?;
         let [rel, hreflang, href, media] = values;
         let rel = py_strip(rel.as_deref().unwrap_or(""));
         if !rel.is_ascii() {
@@ -315,6 +422,15 @@ fn is_ws_char(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
+/// An XML name without a prefix, of the characters generators use.
+fn is_plain_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
 fn is_space(text: &str) -> bool {
     text.bytes()
         .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -330,8 +446,17 @@ mod tests {
     use super::*;
 
     fn reader() -> BlockReader {
-        let kinds = vec![("image".to_owned(), IMAGE), ("xhtml".to_owned(), XHTML)];
-        BlockReader::new(kinds, false, 2048)
+        let kinds = vec![
+            ("image".to_owned(), IMAGE),
+            ("xhtml".to_owned(), XHTML),
+            ("video".to_owned(), 2),
+        ];
+        let video = Container {
+            kind: 2,
+            local: "video".to_owned(),
+            fields: vec![(2, "title".to_owned()), (2, "tag".to_owned())],
+        };
+        BlockReader::new(kinds, vec![video], false, 2048)
     }
 
     #[test]
@@ -364,6 +489,30 @@ mod tests {
         };
         assert_eq!(image[2].as_deref(), Some("T"));
         assert_eq!(alternate[1].as_deref(), Some("/rel"));
+    }
+
+    #[test]
+    fn containers_at_any_depth() {
+        let block = "<url><loc>https://a/</loc><video:video><video:x a='1'><video:tag>t1\
+            </video:tag></video:x><video:title>T</video:title><video:tag/></video:video></url>";
+        let fields = reader().read(block).unwrap();
+        let [Ext::PyContainer(0, found)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        let want = [
+            (1, "t1".to_owned()),
+            (0, "T".to_owned()),
+            (1, String::new()),
+        ];
+        assert_eq!(found[..], want);
+        for odd in [
+            "<url><loc>a</loc><video:video><video:title>a<b/></video:title></video:video></url>",
+            "<url><loc>a</loc><video:video><video:x a='1' a='2'/></video:video></url>",
+            "<url><loc>a</loc><video:video><q:x/></video:video></url>",
+            "<url><loc>a</loc><video:video><!-- c --></video:video></url>",
+        ] {
+            assert_eq!(reader().read(odd), Err(Odd), "{odd}");
+        }
     }
 
     #[test]

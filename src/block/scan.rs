@@ -7,7 +7,7 @@
 use memchr::memmem;
 
 use super::judge::{judge, Judged};
-use super::read::{BlockReader, Fields};
+use super::read::{BlockReader, Container, Fields};
 use crate::record::{Entry, SitemapRef};
 
 /// A longer block is left to expat (as `_scan.BLOCK_MAX`).
@@ -76,9 +76,14 @@ pub struct BlockScanner {
 }
 
 impl BlockScanner {
-    pub fn new(kinds: Vec<(String, u8)>, index: bool, limits: Limits) -> Self {
+    pub fn new(
+        kinds: Vec<(String, u8)>,
+        containers: Vec<Container>,
+        index: bool,
+        limits: Limits,
+    ) -> Self {
         Self {
-            reader: BlockReader::new(kinds, index, limits.max_loc_length),
+            reader: BlockReader::new(kinds, containers, index, limits.max_loc_length),
             index,
             limits,
             limit: BLOCK_MAX.min(limits.max_token_bytes),

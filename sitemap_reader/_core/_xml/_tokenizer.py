@@ -24,7 +24,7 @@ from typing import Protocol
 
 from ..._base._models import Alternate, ChangeFreq, Entry, Image, ProblemKind, SitemapRef
 from .._doc import Document
-from ._extensions import CONTAINERS, IMAGE, alternate_of
+from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
 from ._records import emit_entry, emit_ref
 from ._scan import Scanner as PyScanner
 from ._urlscan import Fault, Fields, PyUrlsetScanner
@@ -81,6 +81,20 @@ _TYPES = (
     ProblemKind.ERROR,
     CONTAINERS[(IMAGE, "image")].build,
     alternate_of,
+    # The containers Python builds from the fields the compiled core reads (images are
+    # built in Rust): their element, each field's (kind, local name, name, repeated),
+    # their builder and their slot among an entry's extensions.
+    tuple(
+        (
+            kind,
+            local,
+            tuple((k, n, name, name in REPEATED) for (k, n), name in spec.fields.items()),
+            spec.build,
+            spec.slot,
+        )
+        for (kind, local), spec in CONTAINERS.items()
+        if kind != IMAGE
+    ),
 )
 
 
