@@ -8,5 +8,8 @@ pub mod read;
 pub mod scan;
 mod text;
 
+#[cfg(test)]
+mod proptests;
+
 pub use read::{Container, Ext, Fields, CORE, IMAGE, XHTML};
 pub use scan::{BlockScanner, Limits, Record, Step, BLOCK_MAX};

@@ -292,7 +292,9 @@ impl BlockReader {
                 break; // (no white space: the end, or what expat must judge)
             }
             rest = name_at;
-            let Some(eq) = rest.find('=') else { break };
+            let Some(eq) = memchr::memchr(b'=', rest.as_bytes()) else {
+                break;
+            };
             let name = rest[..eq].trim_end_matches(is_ws_char);
             if !is_plain_name(name) || name == "xmlns" || seen.contains(&name) {
                 return Err(Odd); // a namespace declared here, a prefix, a duplicate
@@ -301,7 +303,7 @@ impl BlockReader {
             let after = rest[eq + 1..].trim_start_matches(is_ws_char);
             let quote = after.chars().next().filter(|&q| q == '"' || q == '\'');
             let quote = quote.ok_or(Odd)?;
-            let close = after[1..].find(quote).ok_or(Odd)?;
+            let close = memchr::memchr(quote as u8, &after.as_bytes()[1..]).ok_or(Odd)?;
             attribute_value(&after[1..1 + close], &mut self.attr)?;
             take(name, &self.attr)?;
             rest = &after[close + 2..];

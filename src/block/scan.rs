@@ -61,7 +61,7 @@ pub struct BlockScanner {
     index: bool,
     limits: Limits,
     limit: usize,
-    buf: Vec<u8>,     // valid UTF-8 from `pos` on, not consumed
+    buf: String,      // the text from `pos` on is not consumed
     pos: usize,       // where the bytes not consumed start
     searched: usize,  // no end tag starts before this (from `pos`)
     pending: Vec<u8>, // the start of a character cut by the chunking
@@ -87,7 +87,7 @@ impl BlockScanner {
             index,
             limits,
             limit: BLOCK_MAX.min(limits.max_token_bytes),
-            buf: Vec::new(),
+            buf: String::new(),
             pos: 0,
             searched: 0,
             pending: Vec::new(),
@@ -117,14 +117,14 @@ impl BlockScanner {
             Err(e) if e.error_len().is_none() => e.valid_up_to(),
             Err(_) => return Some(self.stop_with(&raw)),
         };
-        let text = &raw[..valid];
+        let Ok(text) = std::str::from_utf8(&raw[..valid]) else {
+            return Some(self.stop_with(&raw)); // (cannot be: checked above)
+        };
         // U+FFFE and U+FFFF are no XML characters: expat reports them.
-        if memmem::find(text, b"\xef\xbf\xbe").is_some()
-            || memmem::find(text, b"\xef\xbf\xbf").is_some()
-        {
+        if text.contains(['\u{fffe}', '\u{ffff}']) {
             return Some(self.stop_with(&raw));
         }
-        self.buf.extend_from_slice(text);
+        self.buf.push_str(text);
         self.pending = raw[valid..].to_vec();
         None
     }
@@ -137,7 +137,7 @@ impl BlockScanner {
     /// Everything not consumed (then `tail`), after the filler: expat's from now on.
     fn stop_with(&mut self, tail: &[u8]) -> Vec<u8> {
         let mut out = self.filler();
-        out.extend_from_slice(&self.buf[self.pos..]);
+        out.extend_from_slice(&self.buf.as_bytes()[self.pos..]);
         out.extend_from_slice(&self.pending);
         out.extend_from_slice(tail);
         self.buf.clear();
@@ -187,7 +187,8 @@ impl BlockScanner {
 
     /// Read and judge the whole block from `pos` to `end`.
     fn take(&mut self, pos: usize, end: usize, out: &mut Vec<Record>) -> Taken {
-        let Ok(text) = std::str::from_utf8(&self.buf[pos..end]) else {
+        // (blocks start and end at ASCII bytes: the slice is whole characters)
+        let Some(text) = self.buf.get(pos..end) else {
             return Taken::No;
         };
         let Ok(fields) = self.reader.read(text) else {
@@ -211,7 +212,7 @@ impl BlockScanner {
 
     /// The bytes up to `end` were taken: count their line breaks and column.
     fn consume(&mut self, end: usize) {
-        let seg = &self.buf[self.pos..end];
+        let seg = &self.buf.as_bytes()[self.pos..end];
         self.pos = end;
         let lf = memchr::memchr_iter(b'\n', seg).count() as u64;
         let cr = memchr::memchr_iter(b'\r', seg).count() as u64;
@@ -252,18 +253,19 @@ impl BlockScanner {
     /// Where the first end tag of a block at or after `from` starts and ends.
     fn find_end(&mut self, from: usize) -> Option<(usize, usize)> {
         let tag: &[u8] = if self.index { b"</sitemap" } else { b"</url" };
+        let buf = self.buf.as_bytes();
         let mut at = from.max(self.searched);
-        while let Some(i) = memmem::find(&self.buf[at..], tag) {
+        while let Some(i) = memmem::find(&buf[at..], tag) {
             let start = at + i;
             let mut j = start + tag.len();
-            while j < self.buf.len() && matches!(self.buf[j], b' ' | b'\t' | b'\r' | b'\n') {
+            while j < buf.len() && matches!(buf[j], b' ' | b'\t' | b'\r' | b'\n') {
                 j += 1;
             }
-            if j == self.buf.len() {
+            if j == buf.len() {
                 self.searched = start; // (maybe one once more bytes come)
                 return None;
             }
-            if self.buf[j] == b'>' {
+            if buf[j] == b'>' {
                 return Some((start, j + 1));
             }
             at = start + 1;
@@ -277,7 +279,7 @@ impl BlockScanner {
         if self.buf.len() - pos + self.pending.len() > self.limit {
             return false;
         }
-        let window = &self.buf[pos..self.buf.len().min(pos + 64)];
+        let window = &self.buf.as_bytes()[pos..self.buf.len().min(pos + 64)];
         let lead = window
             .iter()
             .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -295,9 +297,10 @@ impl BlockScanner {
             Some((start, end)) => (end, Some(end - start)),
             None => {
                 let mut stop = self.buf.len();
-                if let Some(lt) = memchr::memrchr(b'<', &self.buf[pos..]) {
+                let buf = self.buf.as_bytes();
+                if let Some(lt) = memchr::memrchr(b'<', &buf[pos..]) {
                     let lt = pos + lt;
-                    if stop - lt < 64 && !self.buf[lt..].contains(&b'>') {
+                    if stop - lt < 64 && !buf[lt..].contains(&b'>') {
                         stop = lt; // maybe the start of the end tag: kept for more bytes
                     }
                 }
@@ -313,7 +316,7 @@ impl BlockScanner {
         } else {
             Some(self.offset(pos) - data.len() as u64)
         };
-        data.extend_from_slice(&self.buf[pos..stop]);
+        data.extend_from_slice(&self.buf.as_bytes()[pos..stop]);
         self.pos = stop;
         Step::Send { data, at, tag }
     }

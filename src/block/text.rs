@@ -34,11 +34,19 @@ pub struct Odd;
 /// made LF, as expat does; a control character XML forbids, or `>` in text (`]]>` is
 /// not allowed there: expat judges), is odd.
 pub(crate) fn push_chars(out: &mut String, raw: &str, cdata: bool) -> Result<(), Odd> {
-    let bytes = raw.as_bytes();
-    if refs::forbidden_control(bytes).is_some() || (!cdata && bytes.contains(&b'>')) {
-        return Err(Odd);
+    let mut cr = false;
+    for &b in raw.as_bytes() {
+        if b < 0x20 {
+            match b {
+                b'\r' => cr = true,
+                b'\t' | b'\n' => {}
+                _ => return Err(Odd), // a control character XML forbids
+            }
+        } else if b == b'>' && !cdata {
+            return Err(Odd);
+        }
     }
-    if !bytes.contains(&b'\r') {
+    if !cr {
         out.push_str(raw);
         return Ok(());
     }
@@ -67,10 +75,10 @@ pub(crate) fn attribute_value(raw: &str, out: &mut String) -> Result<(), Odd> {
         return Err(Odd);
     }
     let mut rest = raw;
-    while let Some(i) = rest.find('&') {
+    while let Some(i) = memchr::memchr(b'&', rest.as_bytes()) {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let end = after.find(';').ok_or(Odd)?;
+        let end = memchr::memchr(b';', after.as_bytes()).ok_or(Odd)?;
         push_ref(out, &after[..end])?;
         rest = &after[end + 1..];
     }
