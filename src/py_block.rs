@@ -27,7 +27,7 @@ const DATES: usize = 4_096;
 
 /// The package's classes and functions the scanner builds with (see `_tokenizer.py`).
 struct Types {
-    entry: Py<PyAny>,
+    entry: Slots,
     sitemap_ref: Py<PyAny>,
     image: Py<PyAny>,
     alternate: Py<PyAny>,
@@ -44,6 +44,46 @@ struct Types {
     /// Per container Python builds: its fields' names, its builder, its slot among an
     /// entry's extensions (1: videos, 2: news), and which fields keep every value.
     builders: Vec<Builder>,
+}
+
+/// Builds instances of a frozen slots dataclass without its Python `__init__`: the
+/// object from `object.__new__`, each field set through its slot's member descriptor (what
+/// the `__init__` does with `object.__setattr__`, at a third of the cost). Used for the
+/// classes of the most records, whose `__init__` only sets its fields.
+struct Slots {
+    class: Py<PyAny>,
+    new: Py<PyAny>,
+    setters: Vec<Py<PyAny>>, // each field's descriptor's bound `__set__`, in field order
+}
+
+impl Slots {
+    fn of(class: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<Self> {
+        let py = class.py();
+        let setters = fields
+            .iter()
+            .map(|name| {
+                let descriptor = class.getattr(intern!(py, "__dict__"))?.get_item(*name)?;
+                Ok(descriptor.getattr(intern!(py, "__set__"))?.unbind())
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Self {
+            class: class.clone().unbind(),
+            new: class.getattr(intern!(py, "__new__"))?.unbind(),
+            setters,
+        })
+    }
+
+    fn build<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        values: [Bound<'py, PyAny>; N],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let object = self.new.bind(py).call1((self.class.bind(py),))?;
+        for (setter, value) in self.setters.iter().zip(values) {
+            setter.bind(py).call1((&object, value))?;
+        }
+        Ok(object)
+    }
 }
 
 struct Builder {
@@ -124,8 +164,19 @@ impl PyBlockScanner {
                 slot: spec.get_item(4)?.extract()?,
             });
         }
+        let entry_fields = [
+            "loc",
+            "lastmod",
+            "changefreq",
+            "priority",
+            "sitemap",
+            "images",
+            "videos",
+            "news",
+            "alternates",
+        ];
         let types = Types {
-            entry: item(0)?,
+            entry: Slots::of(&types.get_item(0)?, &entry_fields)?,
             sitemap_ref: item(1)?,
             image: item(2)?,
             alternate: item(3)?,
@@ -243,21 +294,31 @@ impl PyBlockScanner {
                     };
                     let priority = e.priority.into_pyobject(py)?.into_any();
                     let loc = e.loc.as_str().into_pyobject(py)?.into_any();
-                    let entry = self.types.entry.bind(py);
-                    if e.images.is_empty() && e.alternates.is_empty() {
-                        entry.call1((loc, lastmod, changefreq, priority, &url))?
+                    let none = PyTuple::empty(py).into_any();
+                    let (images, alternates) = if e.images.is_empty() && e.alternates.is_empty() {
+                        (none.clone(), none.clone())
                     } else {
                         let images = e.images.iter().map(|i| self.image(py, i));
                         let images = PyTuple::new(py, images.collect::<PyResult<Vec<_>>>()?)?;
                         let alternates = e.alternates.iter().map(|a| self.alternate(py, a));
                         let alternates =
                             PyTuple::new(py, alternates.collect::<PyResult<Vec<_>>>()?)?;
-                        let none = PyTuple::empty(py);
-                        entry.call1((
-                            loc, lastmod, changefreq, priority, &url, images, &none, &none,
+                        (images.into_any(), alternates.into_any())
+                    };
+                    self.types.entry.build(
+                        py,
+                        [
+                            loc,
+                            lastmod,
+                            changefreq,
+                            priority,
+                            url.clone(),
+                            images,
+                            none.clone(),
+                            none,
                             alternates,
-                        ))?
-                    }
+                        ],
+                    )?
                 }
                 Record::Ref(r) => {
                     let lastmod = self.date(py, r.lastmod)?;
