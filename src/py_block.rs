@@ -28,9 +28,9 @@ const DATES: usize = 4_096;
 /// The package's classes and functions the scanner builds with (see `_tokenizer.py`).
 struct Types {
     entry: Slots,
-    sitemap_ref: Py<PyAny>,
-    image: Py<PyAny>,
-    alternate: Py<PyAny>,
+    sitemap_ref: Slots,
+    image: Slots,
+    alternate: Slots,
     changefreqs: Vec<Py<PyAny>>,
     datetime: Py<PyAny>,
     timezone: Py<PyAny>,
@@ -177,9 +177,12 @@ impl PyBlockScanner {
         ];
         let types = Types {
             entry: Slots::of(&types.get_item(0)?, &entry_fields)?,
-            sitemap_ref: item(1)?,
-            image: item(2)?,
-            alternate: item(3)?,
+            sitemap_ref: Slots::of(&types.get_item(1)?, &["loc", "lastmod", "source"])?,
+            image: Slots::of(
+                &types.get_item(2)?,
+                &["loc", "caption", "title", "geo_location", "license"],
+            )?,
+            alternate: Slots::of(&types.get_item(3)?, &["hreflang", "href", "media"])?,
             changefreqs,
             datetime: item(5)?,
             timezone: item(6)?,
@@ -322,8 +325,10 @@ impl PyBlockScanner {
                 }
                 Record::Ref(r) => {
                     let lastmod = self.date(py, r.lastmod)?;
-                    let class = self.types.sitemap_ref.bind(py);
-                    class.call1((r.loc.as_str(), lastmod, &url))?
+                    let loc = r.loc.as_str().into_pyobject(py)?.into_any();
+                    self.types
+                        .sitemap_ref
+                        .build(py, [loc, lastmod, url.clone()])?
                 }
             };
             out.append(object)?;
@@ -334,18 +339,27 @@ impl PyBlockScanner {
     }
 
     fn image<'py>(&self, py: Python<'py>, i: &Image) -> PyResult<Bound<'py, PyAny>> {
-        self.types.image.bind(py).call1((
-            i.loc.as_str(),
-            i.caption.as_deref(),
-            i.title.as_deref(),
-            i.geo_location.as_deref(),
-            i.license.as_deref(),
-        ))
+        let text = |v: &Option<String>| -> PyResult<Bound<'py, PyAny>> {
+            Ok(v.as_deref().into_pyobject(py)?.into_any())
+        };
+        let loc = i.loc.as_str().into_pyobject(py)?.into_any();
+        let values = [
+            loc,
+            text(&i.caption)?,
+            text(&i.title)?,
+            text(&i.geo_location)?,
+            text(&i.license)?,
+        ];
+        self.types.image.build(py, values)
     }
 
     fn alternate<'py>(&self, py: Python<'py>, a: &Alternate) -> PyResult<Bound<'py, PyAny>> {
-        let args = (a.hreflang.as_deref(), a.href.as_str(), a.media.as_deref());
-        self.types.alternate.bind(py).call1(args)
+        let values = [
+            a.hreflang.as_deref().into_pyobject(py)?.into_any(),
+            a.href.as_str().into_pyobject(py)?.into_any(),
+            a.media.as_deref().into_pyobject(py)?.into_any(),
+        ];
+        self.types.alternate.build(py, values)
     }
 
     /// A datetime, from the cache when it was built before.
