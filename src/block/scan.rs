@@ -329,3 +329,62 @@ impl BlockScanner {
         self.total - self.pending.len() as u64 - (self.buf.len() - i) as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanner(index: bool) -> BlockScanner {
+        let limits = Limits {
+            max_urls: 2,
+            max_loc_length: 2_048,
+            max_token_bytes: 1 << 20,
+        };
+        BlockScanner::new(Vec::new(), Vec::new(), index, limits)
+    }
+
+    #[test]
+    fn an_odd_block_comes_after_a_filler_of_what_was_consumed() {
+        let mut s = scanner(false);
+        // Two line breaks (CR LF is one), then 3 characters (é is one) before the odd block.
+        let data = "<url><loc>https://a/</loc></url>\r\n\n<url><loc>https://a/\u{e9}</loc></url>\
+                    <url><!-- odd --></url>";
+        assert_eq!(s.push(data.as_bytes()), None);
+        let mut out = Vec::new();
+        let Step::Send {
+            data: sent,
+            at,
+            tag,
+        } = s.run(&mut out)
+        else {
+            panic!("no handover");
+        };
+        assert_eq!(out.len(), 2);
+        let filler =
+            "\n\n".to_owned() + &" ".repeat("<url><loc>https://a/é</loc></url>".chars().count());
+        assert_eq!(
+            String::from_utf8(sent).unwrap(),
+            filler.clone() + "<url><!-- odd --></url>"
+        );
+        let odd_at = data.find("<url><!--").unwrap() as u64;
+        assert_eq!(at, Some(odd_at - filler.len() as u64));
+        assert_eq!(tag, Some("</url>".len()));
+        s.settled();
+        assert_eq!(s.run(&mut out), Step::Wait);
+    }
+
+    #[test]
+    fn past_max_urls_a_block_is_expats_and_a_cut_block_waits() {
+        let mut s = scanner(true);
+        let block = "<sitemap><loc>https://a/s.xml</loc></sitemap>";
+        assert_eq!(s.push(block.repeat(3).as_bytes()), None);
+        let mut out = Vec::new();
+        let step = s.run(&mut out);
+        assert_eq!(out.len(), 2);
+        assert!(matches!(step, Step::Send { tag: Some(10), .. }), "{step:?}");
+        s.settled();
+        assert_eq!(s.push(b"<sitemap><loc>https://a/t"), None);
+        assert_eq!(s.run(&mut out), Step::Wait); // (a block not whole yet waits)
+        assert_eq!(s.finish(), b"<sitemap><loc>https://a/t");
+    }
+}
