@@ -312,6 +312,27 @@ async def test_cancel_while_waiting_for_a_call_is_said_once_the_call_ends() -> N
     assert parse_threads_alive() == []
 
 
+async def test_workers_take_their_documents_and_threads_the_rest(
+    aiohttp_server: AiohttpServer, calls: Calls
+) -> None:
+    """With worker processes too: the index (the first document, read in this process) is
+    parsed on a thread, its children in the worker; the same events as inline."""
+    s = await serve(aiohttp_server)
+    kids = [f"/k{i}.xml" for i in range(3)]
+    for path in kids:
+        s.add(path, xml(mixed(s.a(path), 300)))
+    s.add("/index.xml", xml(sitemapindex(*(s.a(p) for p in kids))))
+
+    inline = await walk(s.a("/index.xml"), config=INLINE)
+    calls.threads.clear()
+    both = await walk(s.a("/index.xml"), config=replace(THREADS, workers=1))
+
+    assert by_sitemap(both) == by_sitemap(inline)
+    assert untimed(both) == untimed(inline)
+    assert set(calls.threads) == {s.a("/index.xml")}  # the children: parsed in the worker
+    assert all(name.startswith(PARSE_THREAD) for name in calls.threads[s.a("/index.xml")])
+
+
 # -- the settings -------------------------------------------------------------------------------
 
 
