@@ -26,7 +26,6 @@ from sitemap_reader._io._walk._threads import ParseThreads, threads_for
 from tests.support.helpers import SITEMAP_NS, mixed
 from tests.support.http_site import (
     FAST,
-    Run,
     by_sitemap,
     gz_file,
     reset_after,
@@ -202,6 +201,7 @@ async def test_a_documents_calls_are_one_at_a_time_in_order(
     run = await walk(s.a("/index.xml"), config=replace(THREADS, parse_threads=3))
 
     assert calls.overlaps == []
+    assert calls.most_inside <= 3  # no more calls at once than threads
     for path, body in docs.items():
         assert bytes(calls.fed[s.a(path)]) == body
     assert calls.fed[s.a("/z.xml.gz")][:2] == b"\x1f\x8b"
@@ -209,31 +209,38 @@ async def test_a_documents_calls_are_one_at_a_time_in_order(
     assert any(len(names) > 1 for names in calls.threads.values())
 
 
-async def test_a_budget_cuts_as_inline(aiohttp_server: AiohttpServer, calls: Calls) -> None:
-    """The run's entry budget ends inside a document, and the sitemap budget inside an
-    index: the same events, in the same order, and the same reports with threads."""
+async def test_budgets_and_limits_cut_as_inline(
+    aiohttp_server: AiohttpServer, calls: Calls
+) -> None:
+    """The run's entry budget ends inside a document, the sitemap budget inside an index,
+    and a document's own limits (URLs, with and without the cut; bytes) end it early: the
+    same events, in the same order, and the same reports with threads as inline."""
     s = await serve(aiohttp_server)
     s.add("/big.xml", xml(mixed(s.a(), 5000)))
+    s.add("/big.xml.gz", gz_file(mixed(s.a(), 5000)))
     kids = [f"/k{i}.xml" for i in range(6)]
     for path in kids:
         s.add(path, xml(mixed(s.a(path), 20)))
     s.add("/index.xml", xml(sitemapindex(*(s.a(p) for p in kids))))
-    runs: dict[str, list[Run]] = {"inline": [], "threads": []}
-    for name, config in (("inline", INLINE), ("threads", THREADS)):
-        cut = replace(config, limits=Limits(max_entries=1234))
-        runs[name].append(await walk(s.a("/big.xml"), config=cut))
-        few = replace(config, limits=Limits(max_sitemaps=3, max_concurrency=1))
-        runs[name].append(await walk(s.a("/index.xml"), config=few))
-
-    for inline, threaded in zip(runs["inline"], runs["threads"], strict=True):
+    cases = {  # the source, the limits, the problem that says the cut
+        "entries": ("/big.xml", Limits(max_entries=1234), "max-entries"),
+        "sitemaps": ("/index.xml", Limits(max_sitemaps=3, max_concurrency=1), "max-sitemaps"),
+        "urls": ("/big.xml", Limits(max_urls=1000), "too-many-urls"),
+        "urls cut": ("/big.xml.gz", Limits(max_urls=1000, cut_at_max_urls=True), "too-many-urls"),
+        "bytes": ("/big.xml.gz", Limits(max_bytes=200_000), "too-large"),
+    }
+    for case, (path, limits, kind) in cases.items():
+        inline = await walk(s.a(path), config=replace(INLINE, limits=limits))
+        threaded = await walk(s.a(path), config=replace(THREADS, limits=limits))
         assert [repr(e) for e in threaded.events if type(e).__name__ != "SitemapVisited"] == [
             repr(e) for e in inline.events if type(e).__name__ != "SitemapVisited"
-        ]
-        assert untimed(threaded) == untimed(inline)
-    entries_cut, sitemaps_cut = runs["threads"]
-    assert len(entries_cut.entries) == 1234
-    assert "max-entries" in entries_cut.kinds
-    assert "max-sitemaps" in sitemaps_cut.kinds
+        ], case
+        assert untimed(threaded) == untimed(inline), case
+        assert kind in threaded.kinds, (case, threaded.kinds)
+        if case == "entries":
+            assert len(threaded.entries) == 1234
+        if case == "urls cut":
+            assert threaded.report(s.a(path)).status is Status.PARTIAL
     assert calls.overlaps == []
 
 
