@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import io
 import pickle
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -89,8 +91,18 @@ def ask(doc: int, op: int, payload: bytes = b"") -> bytes:
     return _pool._ASK.pack(len(payload), doc, op) + payload
 
 
+@pytest.fixture
+def sigint_kept() -> Iterator[None]:
+    """serve() ignores SIGINT in its process (a worker's: Ctrl-C is the walk's). Run here,
+    that process is pytest's, whose children would inherit SIGINT ignored: the command
+    lines that tests/cli/test_cli_signals.py interrupts would then never stop."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize("gzipped", [False, True], ids=["xml", "gz"])
-def test_serve_replies_with_what_the_parser_gives(gzipped: bool) -> None:
+def test_serve_replies_with_what_the_parser_gives(gzipped: bool, sigint_kept: None) -> None:
     """Two documents interleaved on one worker, fed in small chunks: each reply is what a
     parser of its own gives for that chunk, with its format, end and fatal problem."""
     docs = {
