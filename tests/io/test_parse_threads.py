@@ -374,7 +374,10 @@ def test_the_parse_threads_option(given: str, expected: int | None) -> None:
 # -- the premise: a compiled feed releases the GIL ---------------------------------------------
 
 
-URLS = 200_000  # about 23 MB: a third of a second of compiled work, in 1 MiB feeds
+URLS = 200_000  # about 23 MB: a third of a second of compiled work
+# Feeds of 4 MiB: each leaves the GIL free long enough for the watcher's thread to be
+# scheduled on a busy machine (it must take the GIL before the feed takes it back).
+FEED = 4 << 20
 
 
 def big_urlset(n: int) -> bytes:
@@ -400,7 +403,7 @@ def no_forced_switch() -> Iterator[None]:
 
 
 def runs_during_feeds(scanner: _tokenizer.Scanner, data: bytes) -> tuple[bool, int]:
-    """Whether a Python thread, woken just before ``data`` is fed (1 MiB a call), ran while
+    """Whether a Python thread, woken just before ``data`` is fed (FEED bytes a call), ran while
     the feeds were under way; and the records they gave."""
     feeding = [True]
     saw: list[bool] = []
@@ -414,8 +417,8 @@ def runs_during_feeds(scanner: _tokenizer.Scanner, data: bytes) -> tuple[bool, i
     watcher.start()  # (waits for it to start: it then waits for go)
     go.set()  # it wants the GIL from here; only a release before the join gives it
     records = 0
-    for start in range(0, len(data), 1 << 20):
-        records += len(scanner.feed(data[start : start + (1 << 20)]))
+    for start in range(0, len(data), FEED):
+        records += len(scanner.feed(data[start : start + FEED]))
     records += len(scanner.close())
     feeding[0] = False
     watcher.join(timeout=60)
