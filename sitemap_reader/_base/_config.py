@@ -263,8 +263,9 @@ class ReaderConfig:
     # Threads that parse the documents read in this process (all but those the workers
     # take): each document's chunks go to them one call at a time, in order, while the walk
     # goes on fetching. None: one a core when the parser's core is compiled (it parses with
-    # the GIL released), none when it is pure Python (which holds it: threads would only
-    # add cost). 0: none, every document parsed on the walk's event loop.
+    # the GIL released) and there are several cores; none when it is pure Python (which
+    # holds the GIL: threads would only add cost). 0: none, every document parsed on the
+    # walk's event loop.
     parse_threads: int | None = None
     # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
     # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
