@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import Limits, ReaderConfig, SitemapParser, SitemapReader, Status
+from sitemap_reader import (
+    Limits,
+    ReaderConfig,
+    SitemapParser,
+    SitemapReader,
+    Status,
+    entries_sync,
+)
 from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
 from sitemap_reader._core import _parser
@@ -26,6 +33,7 @@ from sitemap_reader._io._walk._threads import ParseThreads, threads_for
 from tests.support.helpers import SITEMAP_NS, mixed
 from tests.support.http_site import (
     FAST,
+    ThreadedServer,
     by_sitemap,
     gz_file,
     reset_after,
@@ -287,6 +295,28 @@ async def test_a_cancel_waits_for_the_call_in_a_thread(
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, timeout=30)
     assert calls.exits[:1] == [s.a("/a.xml")]
+    assert parse_threads_alive() == []
+
+
+def test_leaving_a_blocking_iteration_early_joins_the_threads(calls: Calls) -> None:
+    """``entries_sync`` left after a few entries while children are being parsed: the run
+    stops, each call in a thread ends first, and no parse thread outlives it."""
+    with ThreadedServer() as s:
+        kids = [f"/k{i}.xml" for i in range(6)]
+        for path in kids:
+            s.add(path, xml(mixed(s.a(path), 3000)))
+        s.add("/index.xml", xml(sitemapindex(*(s.a(p) for p in kids))))
+        taken = []
+        entries = entries_sync(s.a("/index.xml"), config=THREADS)
+        for entry in entries:
+            taken.append(entry)
+            if len(taken) == 10:
+                break
+        entries.close()
+
+    assert len(taken) == 10
+    assert calls.inside == set()  # every call ended: none left running with its parser
+    assert set().union(*calls.threads.values()) <= {f"{PARSE_THREAD}_0", f"{PARSE_THREAD}_1"}
     assert parse_threads_alive() == []
 
 
