@@ -4,9 +4,10 @@ Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
+from collections.abc import Iterable
 from typing import Final, final
 
-__all__ = ["UrlsetScanner", "__version__", "build_profile"]
+__all__ = ["LineWriter", "UrlsetScanner", "__version__", "build_profile"]
 
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
@@ -28,3 +29,27 @@ class UrlsetScanner:
     @property
     def error(self) -> tuple[str, int, str] | None:
         """(kind, byte offset, message) of the fault that ended the document, or None."""
+
+@final
+class LineWriter:
+    """The command line's lines of ``Entry`` records: jsonl, csv (no header) or txt, the same
+    bytes as the Python writer (``sitemap_reader._output._lines``).
+
+    ``records`` are the classes Entry, Image, Video, News and Alternate, ``changefreq`` the
+    ChangeFreq enum: a record or member of another type is not taken. ``csv_quote_cr``: quote a
+    field holding a carriage return, as the csv module of Python 3.13 and later does.
+    """
+
+    def __new__(
+        cls,
+        fmt: str,
+        records: tuple[type, type, type, type, type],
+        changefreq: type,
+        *,
+        csv_quote_cr: bool = ...,
+    ) -> LineWriter:
+        """ValueError for a format other than jsonl, csv or txt."""
+    def write(self, entries: Iterable[object]) -> bytes | None:
+        """The lines of ``entries`` as UTF-8, or None when one holds a value of a type the
+        parser never makes (an int priority, a naive datetime, a lone surrogate...): the
+        Python writer writes those."""

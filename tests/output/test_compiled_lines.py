@@ -1,0 +1,292 @@
+"""The compiled writer of entry lines (``_native.LineWriter``) against the Python writer,
+byte for byte: on every entry of the corpus and on generated records of every shape; and
+what it declines (values the parser never makes) written by the Python writer instead."""
+
+from __future__ import annotations
+
+import io
+import sys
+import zoneinfo
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import IO, Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, Video
+from sitemap_reader._core._xml._tokenizer import COMPILED
+from sitemap_reader._output._compiled import CSV_COMPILED, CSV_QUOTES_CR
+from sitemap_reader._output._lines import python_entry_writer
+from tests.support.helpers import CORPUS, needs_corpus, parse
+
+_native = pytest.importorskip("sitemap_reader._native", reason="the crate is not built here")
+
+FORMATS = ("jsonl", "csv", "txt")
+RECORDS = (Entry, Image, Video, News, Alternate)
+
+
+def compiled(fmt: str) -> Any:
+    return _native.LineWriter(fmt, RECORDS, ChangeFreq, csv_quote_cr=CSV_QUOTES_CR)
+
+
+def python_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
+    """What the Python writer writes for ``batches`` onto a UTF-8 stream, csv header left out."""
+    out = io.StringIO()
+    write = python_entry_writer(fmt, out)
+    out.seek(0)
+    out.truncate()
+    for batch in batches:
+        write(list(batch))
+    return out.getvalue().encode("utf-8")
+
+
+def assert_same(entries: Sequence[Entry], formats: Sequence[str] = FORMATS) -> None:
+    for fmt in formats:
+        if fmt == "csv" and not CSV_COMPILED:
+            continue
+        written = compiled(fmt).write(entries)
+        assert written is not None, f"{fmt}: the compiled writer declined {entries!r}"
+        assert written == python_bytes(fmt, [entries]), fmt
+
+
+@needs_corpus
+def test_every_corpus_entry_is_written_as_the_python_writer_writes_it() -> None:
+    """Each corpus document's entries, one batch a document, in the three formats; the corpus
+    holds every shape, which is counted so that none goes untested."""
+    shapes = dict.fromkeys(("images", "videos", "news", "alternates", "non-ascii"), 0)
+    documents = 0
+    for path in sorted(CORPUS.rglob("*")):
+        if not path.is_file() or path.name in ("MANIFEST.tsv", "README.md"):
+            continue
+        entries = [e for e in parse(path.read_bytes()) if type(e) is Entry]
+        if not entries:
+            continue
+        documents += 1
+        try:
+            assert_same(entries)
+        except AssertionError as exc:
+            raise AssertionError(f"{path.name}: {exc}") from None
+        for entry in entries:
+            for name in ("images", "videos", "news", "alternates"):
+                shapes[name] += bool(getattr(entry, name))
+            shapes["non-ascii"] += not entry.loc.isascii()
+    assert documents > 10 and all(shapes.values()), (documents, shapes)
+
+
+# -- generated records ---------------------------------------------------------------------
+
+# Every plane, control characters and all; no surrogate (a lone one: see below).
+_any_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+_chars = st.sampled_from(',"\r\n\t\x00\x01\x1f\x7f\\/é€😀\u2028\U0010ffff ')
+_text = st.one_of(_any_text, st.text(_chars, max_size=6), st.just(""))
+_maybe_text = st.none() | _text
+
+
+def _offsets() -> st.SearchStrategy[timezone]:
+    seconds = st.integers(min_value=-86_399, max_value=86_399)
+    whole = st.sampled_from([0, 3600, -18_000, 19_800, 20_700, -34_200, 50_400, -43_200])
+    return st.builds(lambda s: timezone(timedelta(seconds=s)), seconds | whole)
+
+
+_dates = st.none() | st.builds(
+    lambda d, tz: d.replace(tzinfo=tz),
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59)),
+    _offsets() | st.just(timezone.utc),
+)
+_floats = st.none() | st.floats() | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 5e-324, 0.1])
+_ints = st.none() | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+_flags = st.none() | st.booleans()
+_images = st.builds(Image, _text, _maybe_text, _maybe_text, _maybe_text, _maybe_text)
+_videos = st.builds(
+    Video,
+    _maybe_text,
+    _maybe_text,
+    _maybe_text,
+    _maybe_text,
+    _maybe_text,
+    _ints,
+    _dates,
+    _floats,
+    _ints,
+    _dates,
+    _flags,
+    _flags,
+    _flags,
+    _maybe_text,
+    _maybe_text,
+    st.lists(_text, max_size=3).map(tuple),
+)
+_news = st.builds(News, _maybe_text, _maybe_text, _dates, _maybe_text, _maybe_text, _maybe_text)
+_alternates = st.builds(Alternate, _maybe_text, _text, _maybe_text)
+
+
+def _records(records: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple[Any, ...]]:
+    return st.lists(records, max_size=3).map(tuple)
+
+
+_entries = st.builds(
+    Entry,
+    _text,
+    _dates,
+    st.none() | st.sampled_from(list(ChangeFreq)),
+    _floats,
+    st.sampled_from(["https://e.com/s.xml", "/srv/a,b.xml", "-", 'q"uote\r\n']) | _text,
+    _records(_images),
+    _records(_videos),
+    _records(_news),
+    _records(_alternates),
+)
+
+
+@given(st.lists(_entries, max_size=6))
+def test_generated_entries_are_written_as_the_python_writer_writes_them(
+    entries: list[Entry],
+) -> None:
+    """Any text (every plane, control characters, quotes, line ends), any float (NaN, the
+    infinities, -0.0, subnormals), dates of every year and every offset of whole seconds,
+    integers of 64 bits, every extension with any of its fields, several sitemaps a batch."""
+    assert_same(entries)
+
+
+def test_the_sitemap_is_written_per_entry_whatever_the_batch() -> None:
+    """A batch may list entries of several documents: each line names its own."""
+    entries = [Entry(f"https://e.com/{i}", sitemap=f"https://e.com/{i // 2}.xml") for i in range(5)]
+    assert_same(entries)
+    assert compiled("txt").write([]) == b""
+
+
+# -- what the compiled writer declines --------------------------------------------------------
+
+_PLAIN = Entry("https://e.com/a", sitemap="https://e.com/s.xml")
+_NAIVE = datetime(2024, 5, 1, 9, 0)
+
+
+class _Text(str):
+    pass
+
+
+UNFIT: dict[str, Entry] = {
+    "an int priority": Entry("https://e.com/a", priority=1),  # type: ignore[arg-type]
+    "a bool priority": Entry("https://e.com/a", priority=True),  # type: ignore[arg-type]
+    "a naive lastmod": Entry("https://e.com/a", _NAIVE),
+    "a zoneinfo lastmod": Entry(
+        "https://e.com/a", _NAIVE.replace(tzinfo=zoneinfo.ZoneInfo("Europe/Paris"))
+    ),
+    "an offset with microseconds": Entry(
+        "https://e.com/a", _NAIVE.replace(tzinfo=timezone(timedelta(microseconds=1)))
+    ),
+    "a str subclass": Entry(_Text("https://e.com/a")),
+    "images in a list": Entry("https://e.com/a", images=[Image("https://e.com/i")]),  # type: ignore[arg-type]
+    "a duration past 64 bits": Entry("https://e.com/a", videos=(Video(duration=2**63),)),
+    "a bool view count": Entry("https://e.com/a", videos=(Video(view_count=True),)),  # type: ignore[arg-type]
+    "an int rating": Entry("https://e.com/a", videos=(Video(rating=4),)),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("name", list(UNFIT))
+def test_a_value_the_parser_never_makes_is_left_to_the_python_writer(name: str) -> None:
+    """The compiled writer declines the batch (None), and the command line's writer hands it
+    to the Python writer: the same bytes, in their place between the batches it wrote."""
+    for fmt in FORMATS:
+        assert compiled(fmt).write([_PLAIN, UNFIT[name]]) is None, fmt
+        batches = [[_PLAIN], [_PLAIN, UNFIT[name]], [_PLAIN]]
+        assert command_line_bytes(fmt, batches) == header(fmt) + python_bytes(fmt, batches)
+
+
+def test_a_lone_surrogate_fails_as_it_does_in_the_python_writer() -> None:
+    """A str may hold a lone surrogate, which UTF-8 cannot write: the compiled writer declines
+    it and the Python writer raises UnicodeEncodeError, as the pure core does."""
+    entry = Entry("https://e.com/\ud800")
+    assert compiled("jsonl").write([entry]) is None
+    with pytest.raises(UnicodeEncodeError):
+        command_line_bytes("jsonl", [[_PLAIN], [entry]])
+
+
+def test_another_record_type_is_declined() -> None:
+    """Exact types only: an Entry subclass (whatever it overrides) is the Python writer's."""
+
+    class Mine(Entry):
+        __slots__ = ()
+
+    assert compiled("txt").write([Mine("https://e.com/a")]) is None
+    assert compiled("txt").write([_PLAIN]) == b"https://e.com/a\n"
+
+
+def test_an_unknown_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="parquet"):
+        _native.LineWriter("parquet", RECORDS, ChangeFreq)
+
+
+# -- the command line's writer -----------------------------------------------------------------
+
+
+def header(fmt: str) -> bytes:
+    return b"loc,lastmod,changefreq,priority,sitemap\n" if fmt == "csv" else b""
+
+
+def command_line_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
+    """What ``entry_writer`` writes for ``batches`` onto a UTF-8 text stream, as ``dump``
+    opens stdout or ``-o FILE``."""
+    from sitemap_reader._output._lines import entry_writer
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=False)
+    write = entry_writer(fmt, out)
+    for batch in batches:
+        write(list(batch))
+    out.flush()
+    return raw.getvalue()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_command_line_writer_is_the_compiled_one_with_the_same_bytes(
+    fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the compiled core, ``entry_writer`` hands every batch to the crate, and what
+    lands on the stream is the Python writer's bytes, header included."""
+    if not COMPILED:
+        pytest.skip("the compiled core is off here (SITEMAP_READER_PURE)")
+    if fmt == "csv" and not CSV_COMPILED:
+        pytest.skip(f"csv stays Python's on {sys.version_info[:2]} (a NUL is refused there)")
+    calls = spy_on_line_writer(monkeypatch)
+    batches = [
+        [Entry('https://e.com/é,"x"', datetime(2024, 5, 1, tzinfo=timezone.utc))],
+        [Entry(f"https://e.com/{i}", priority=i / 10, sitemap="s") for i in range(3)],
+    ]
+    written = command_line_bytes(fmt, batches)
+    assert written == header(fmt) + python_bytes(fmt, batches)
+    assert calls == [1, 3]
+
+
+def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the entries of each batch the real LineWriter writes (it is wrapped, not
+    replaced)."""
+    calls: list[int] = []
+    real = _native.LineWriter
+
+    class Counted:
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            self._real = real(*args, **kw)
+
+        def write(self, entries: list[Entry]) -> bytes | None:
+            written: bytes | None = self._real.write(entries)
+            if written is not None:
+                calls.append(len(entries))
+            return written
+
+    monkeypatch.setattr(_native, "LineWriter", Counted)
+    return calls
+
+
+def test_a_stream_of_another_encoding_gets_the_python_writer() -> None:
+    """The crate writes UTF-8: a stream in another encoding is left to the Python writer."""
+    from sitemap_reader._output._compiled import compiled_entry_writer
+
+    def python(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
+        return python_entry_writer(fmt, out)
+
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    assert compiled_entry_writer("jsonl", latin, python) is None
+    assert compiled_entry_writer("jsonl", io.StringIO(), python) is None
