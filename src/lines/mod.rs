@@ -50,15 +50,17 @@ pub fn write_entries(format: Format, entries: &[Entry], sitemap: &str, out: &mut
             let mut tail = vec![b','];
             csv_field(&mut tail, sitemap, quote_cr);
             tail.push(b'\n');
+            let mut numbers = Numbers::default();
             for entry in entries {
-                csv_row(out, entry, quote_cr, &tail);
+                csv_row(out, entry, quote_cr, &tail, &mut numbers);
             }
         }
         Format::Jsonl => {
             let mut tail = b", \"sitemap\": ".to_vec();
             json_string(&mut tail, sitemap);
+            let mut numbers = Numbers::default();
             for entry in entries {
-                json_line(out, entry, &tail);
+                json_line(out, entry, &tail, &mut numbers);
             }
         }
     }
@@ -66,7 +68,7 @@ pub fn write_entries(format: Format, entries: &[Entry], sitemap: &str, out: &mut
 
 /// loc, lastmod, changefreq, priority (its repr), then `tail`: the sitemap column and the
 /// line end, the same on every row of a document.
-fn csv_row(out: &mut Vec<u8>, entry: &Entry, quote_cr: bool, tail: &[u8]) {
+fn csv_row(out: &mut Vec<u8>, entry: &Entry, quote_cr: bool, tail: &[u8], numbers: &mut Numbers) {
     csv_field(out, &entry.loc, quote_cr);
     out.push(b',');
     if let Some(lastmod) = &entry.lastmod {
@@ -78,13 +80,13 @@ fn csv_row(out: &mut Vec<u8>, entry: &Entry, quote_cr: bool, tail: &[u8]) {
     }
     out.push(b',');
     if let Some(priority) = entry.priority {
-        float_repr(out, priority);
+        numbers.repr(out, priority);
     }
     out.extend_from_slice(tail);
 }
 
 /// One JSON object and its line end; `tail` is `, "sitemap": "..."`.
-fn json_line(out: &mut Vec<u8>, entry: &Entry, tail: &[u8]) {
+fn json_line(out: &mut Vec<u8>, entry: &Entry, tail: &[u8], numbers: &mut Numbers) {
     out.extend_from_slice(b"{\"loc\": ");
     json_string(out, &entry.loc);
     out.extend_from_slice(b", \"lastmod\": ");
@@ -100,14 +102,14 @@ fn json_line(out: &mut Vec<u8>, entry: &Entry, tail: &[u8]) {
     }
     out.extend_from_slice(b", \"priority\": ");
     match entry.priority {
-        Some(priority) => json_number(out, priority),
+        Some(priority) => numbers.json(out, priority),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(tail);
-    json_list(out, "images", &entry.images, image);
-    json_list(out, "videos", &entry.videos, video);
-    json_list(out, "news", &entry.news, news);
-    json_list(out, "alternates", &entry.alternates, alternate);
+    json_list(out, numbers, "images", &entry.images, image);
+    json_list(out, numbers, "videos", &entry.videos, video);
+    json_list(out, numbers, "news", &entry.news, news);
+    json_list(out, numbers, "alternates", &entry.alternates, alternate);
     out.extend_from_slice(b"}\n");
 }
 
@@ -123,7 +125,13 @@ fn json_date(out: &mut Vec<u8>, value: Option<&DateTime>) {
 }
 
 /// `, "name": [record, record]`, or nothing for no records.
-fn json_list<T>(out: &mut Vec<u8>, name: &str, records: &[T], write: fn(&mut Object, &T)) {
+fn json_list<T>(
+    out: &mut Vec<u8>,
+    numbers: &mut Numbers,
+    name: &str,
+    records: &[T],
+    write: fn(&mut Object, &T),
+) {
     if records.is_empty() {
         return;
     }
@@ -138,6 +146,7 @@ fn json_list<T>(out: &mut Vec<u8>, name: &str, records: &[T], write: fn(&mut Obj
         write(
             &mut Object {
                 out: &mut *out,
+                numbers: &mut *numbers,
                 empty: true,
             },
             record,
@@ -151,6 +160,7 @@ fn json_list<T>(out: &mut Vec<u8>, name: &str, records: &[T], write: fn(&mut Obj
 /// absent (None, or an empty tuple), as `_extension` of the Python writer does.
 struct Object<'a> {
     out: &'a mut Vec<u8>,
+    numbers: &'a mut Numbers,
     empty: bool,
 }
 
@@ -188,7 +198,8 @@ impl Object<'_> {
 
     fn number(&mut self, name: &str, value: Option<f64>) {
         if let Some(value) = value {
-            json_number(self.key(name), value);
+            self.key(name);
+            self.numbers.json(self.out, value);
         }
     }
 
@@ -212,6 +223,36 @@ impl Object<'_> {
             json_string(out, value);
         }
         out.push(b']');
+    }
+}
+
+/// The spellings of the floats met in a batch: a sitemap repeats a few priorities, and a
+/// float's repr costs a few hundred nanoseconds.
+#[derive(Default)]
+struct Numbers {
+    known: Vec<(u64, Vec<u8>)>,
+}
+
+impl Numbers {
+    fn repr(&mut self, out: &mut Vec<u8>, value: f64) {
+        let bits = value.to_bits();
+        if let Some((_, text)) = self.known.iter().find(|(known, _)| *known == bits) {
+            out.extend_from_slice(text);
+            return;
+        }
+        let start = out.len();
+        float_repr(out, value);
+        if self.known.len() < 32 {
+            self.known.push((bits, out[start..].to_vec()));
+        }
+    }
+
+    fn json(&mut self, out: &mut Vec<u8>, value: f64) {
+        if value.is_finite() {
+            self.repr(out, value);
+        } else {
+            json_number(out, value);
+        }
     }
 }
 

@@ -56,9 +56,19 @@ pub fn float_repr(out: &mut Vec<u8>, value: f64) {
         out.extend_from_slice(b"inf");
         return;
     }
-    // Rust's LowerExp writes the shortest round-trip digits too: "1.2345e-5", "0e0".
-    let mut text = String::with_capacity(32);
-    let _ = write!(text, "{value:e}"); // (writing to a String cannot fail)
+    // Rust's LowerExp writes the shortest round-trip digits too: "1.2345e-5", "0e0". Where
+    // two such strings lie equally near the value (562949953421312.25: ...2 or ...3), it
+    // takes the upper one and CPython the even one, as an exact-precision format does.
+    let shortest = format!("{value:e}");
+    let places = shortest
+        .split_once('e')
+        .map_or(0, |(m, _)| m.len().saturating_sub(2));
+    let even = format!("{value:.places$e}");
+    let text = if even != shortest && even.parse::<f64>() == Ok(value) {
+        even
+    } else {
+        shortest
+    };
     let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: Vec<u8> = mantissa.bytes().filter(|b| *b != b'.').collect();
@@ -193,12 +203,29 @@ mod tests {
             (-2.5e-7, "-2.5e-07"),
             (12.0, "12.0"),
             (100.25, "100.25"),
+            // Ties between two shortest strings: the even one, as CPython.
+            (2f64.powi(49) + 0.25, "562949953421312.2"),
+            (2f64.powi(49) + 0.75, "562949953421312.8"),
+            (4.35, "4.35"),
             (f64::NAN, "nan"),
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
         ];
         for &(value, repr) in cases {
             assert_eq!(spelled(|out| float_repr(out, value)), repr, "{value:e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_float_reads_back(bits: u64) {
+            let value = f64::from_bits(bits);
+            let text = spelled(|out| float_repr(out, value));
+            if value.is_nan() {
+                proptest::prop_assert_eq!(text, "nan");
+            } else {
+                proptest::prop_assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(bits));
+            }
         }
     }
 

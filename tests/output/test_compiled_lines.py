@@ -95,7 +95,12 @@ _dates = st.none() | st.builds(
     st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59)),
     _offsets() | st.just(timezone.utc),
 )
-_floats = st.none() | st.floats() | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 5e-324, 0.1])
+# (2**49 + 0.25 lies halfway between two shortest spellings: CPython writes the even one)
+_floats = (
+    st.none()
+    | st.floats()
+    | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 5e-324, 0.1, 2**49 + 0.25, 2**49 + 0.75])
+)
 _ints = st.none() | st.integers(min_value=-(2**63), max_value=2**63 - 1)
 _flags = st.none() | st.booleans()
 _images = st.builds(Image, _text, _maybe_text, _maybe_text, _maybe_text, _maybe_text)
