@@ -14,6 +14,7 @@ best of R, on CPU time:
   compiled core (``entry_writer`` choosing ``_native.LineWriter``), when it is built;
 * ``json.dumps``: the same entries as ``json.dumps(entry_to_dict(e))``, the obvious writer,
   for comparison (in this process);
+* ``write csv`` and ``write txt``, each by both writers: the same for those formats;
 * ``dump --format jsonl`` and ``dump --format txt``: the whole command in its own process,
   stdout to ``/dev/null``; the CPU time of the child (start-up and imports included); the
   ``(pure)`` rows with ``SITEMAP_READER_PURE=1``.
@@ -25,6 +26,7 @@ writer's over the compiled one (issue 13 asks at most about 15%). No network is 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -33,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -91,6 +94,14 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
     urls = sum(len(b) for b in batches)
     with open(os.devnull, "w", encoding="utf-8") as sink:
 
+        def write_as(
+            fmt: str, make: Callable[[str, IO[str]], Callable[[list[Entry]], None]]
+        ) -> None:
+            writer = make(fmt, sink)
+            for batch in batches:
+                writer(batch)
+            sink.flush()
+
         def write() -> None:
             writer = python_entry_writer("jsonl", sink)
             for batch in batches:
@@ -115,6 +126,14 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
         }
         if COMPILED:
             figures["write jsonl (rust)"] = best_cpu(repeat, write_compiled)
+        for fmt in ("csv", "txt"):
+            figures[f"write {fmt}"] = best_cpu(
+                repeat, functools.partial(write_as, fmt, python_entry_writer)
+            )
+            if COMPILED:
+                figures[f"write {fmt} (rust)"] = best_cpu(
+                    repeat, functools.partial(write_as, fmt, entry_writer)
+                )
     dump = [sys.executable, "-m", "sitemap_reader", "dump", str(path), "--quiet"]
     figures["dump --format jsonl (pure)"] = child_cpu(
         repeat, [*dump, "--format", "jsonl"], pure=True

@@ -5,6 +5,7 @@ Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set
 """
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Final, final
 
 __all__ = ["LineWriter", "UrlsetScanner", "__version__", "build_profile"]
@@ -53,3 +54,19 @@ class LineWriter:
         """The lines of ``entries`` as UTF-8, or None when one holds a value of a type the
         parser never makes (an int priority, a naive datetime, a lone surrogate...): the
         Python writer writes those."""
+    def write_passing(
+        self,
+        entries: Iterable[object],
+        *,
+        scope: list[str] | None,
+        since: datetime | None,
+        keep_undated: bool = True,
+        room: int = ...,
+    ) -> tuple[bytes, int, int, int] | None:
+        """The lines of the entries of one document that pass what ``dump`` checks between
+        the parser and the writer, as a compiled parser would check its records: the scope's
+        fast test (its prefixes; None: scope off), at most ``room`` entries in scope, and
+        ``since`` (``keep_undated``: without ``--since-strict``). With the counts (read, in
+        scope, written): reading stops at the first entry the fast test does not pass (only
+        the Python scope check can tell) or past the budget. None as ``write`` returns it;
+        ValueError for entries that name several sitemaps."""

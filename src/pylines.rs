@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use crate::guard::caught;
-use crate::lines::{write_entries, Format};
+use crate::lines::{instant, write_entries, write_passing, Format, Gate, Passed};
 use crate::record::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Video};
 
 #[pyclass(module = "sitemap_reader._native", name = "LineWriter", frozen)]
@@ -84,7 +84,7 @@ impl PyLineWriter {
         py: Python<'py>,
         entries: &Bound<'py, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let runs = match Reader::new(py, &self.kinds).runs(entries) {
+        let runs = match Reader::new(py, &self.kinds, Depth::of(self.format)).runs(entries) {
             Ok(runs) => runs,
             Err(Miss::Unfit) => return Ok(None),
             Err(Miss::Python(error)) => return Err(error),
@@ -104,7 +104,74 @@ impl PyLineWriter {
             Err(error) => Err(PyRuntimeError::new_err(error.message)),
         }
     }
+
+    /// The lines of the entries that pass the checks `dump` makes between the parser and
+    /// the writer, made here as a compiled parser would make them on its records: `scope`'s
+    /// fast test (its prefixes; None: scope off), at most `room` entries in scope, and
+    /// `since` (an aware datetime; `keep_undated` as without `--since-strict`). Returns the
+    /// lines and (read, in scope, written) counts as `lines::Passed` says, or None as
+    /// `write` does. Entries of one document only (they name one sitemap).
+    #[pyo3(signature = (entries, *, scope, since, keep_undated = true, room = usize::MAX))]
+    fn write_passing<'py>(
+        &self,
+        py: Python<'py>,
+        entries: &Bound<'py, PyAny>,
+        scope: Option<Vec<String>>,
+        since: Option<Bound<'py, PyAny>>,
+        keep_undated: bool,
+        room: usize,
+    ) -> PyResult<Option<PassedLines<'py>>> {
+        // --since reads every lastmod, whatever the format writes.
+        let depth = Depth::of(self.format).max(Depth::Scalars);
+        let mut reader = Reader::new(py, &self.kinds, depth);
+        let read = |reader: &mut Reader<'_, 'py>| -> Got<(Vec<Run>, Option<i64>)> {
+            let since = match &since {
+                Some(since) => Some(instant(&reader.date(since)?)),
+                None => None,
+            };
+            Ok((reader.runs(entries)?, since))
+        };
+        let (runs, since) = match read(&mut reader) {
+            Ok(read) => read,
+            Err(Miss::Unfit) => return Ok(None),
+            Err(Miss::Python(error)) => return Err(error),
+        };
+        if runs.len() > 1 {
+            return Err(PyValueError::new_err(
+                "write_passing() takes the entries of one document: these name several sitemaps",
+            ));
+        }
+        let gate = Gate {
+            scope,
+            since: since.map(|since| (since, keep_undated)),
+        };
+        let format = self.format;
+        let written = py.detach(|| {
+            caught(|| {
+                let mut out = Vec::new();
+                let passed = match runs.first() {
+                    Some(run) => {
+                        write_passing(format, &run.entries, &run.sitemap, &gate, room, &mut out)
+                    }
+                    None => Passed::default(),
+                };
+                (out, passed)
+            })
+        });
+        match written {
+            Ok((out, passed)) => Ok(Some((
+                PyBytes::new(py, &out),
+                passed.read,
+                passed.in_scope,
+                passed.written,
+            ))),
+            Err(error) => Err(PyRuntimeError::new_err(error.message)),
+        }
+    }
 }
+
+/// The lines `write_passing` wrote, and its counts (read, in scope, written).
+type PassedLines<'py> = (Bound<'py, PyBytes>, usize, usize, usize);
 
 /// Entries in a row listed by one document.
 struct Run {
@@ -126,19 +193,39 @@ impl From<PyErr> for Miss {
 
 type Got<T> = Result<T, Miss>;
 
+/// How much of an entry a format writes: what is not written is not read either.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Depth {
+    Loc,
+    Scalars,
+    All,
+}
+
+impl Depth {
+    fn of(format: Format) -> Depth {
+        match format {
+            Format::Txt => Depth::Loc,
+            Format::Csv { .. } => Depth::Scalars,
+            Format::Jsonl => Depth::All,
+        }
+    }
+}
+
 /// Reads Python records into Rust ones, for one call.
 struct Reader<'a, 'py> {
     py: Python<'py>,
     kinds: &'a Kinds,
+    depth: Depth,
     // The offsets of the fixed timezones met: nearly every date of a run has one or two.
     offsets: Vec<(Bound<'py, PyAny>, i32)>,
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
-    fn new(py: Python<'py>, kinds: &'a Kinds) -> Self {
+    fn new(py: Python<'py>, kinds: &'a Kinds, depth: Depth) -> Self {
         Self {
             py,
             kinds,
+            depth,
             offsets: Vec::new(),
         }
     }
@@ -150,6 +237,20 @@ impl<'a, 'py> Reader<'a, 'py> {
         for item in entries.try_iter()? {
             let item = item?;
             self.exact(&item, &self.kinds.entry)?;
+            if self.depth == Depth::Loc {
+                // (txt writes no sitemap: one run, whatever documents the entries name)
+                if runs.is_empty() {
+                    runs.push(Run {
+                        sitemap: String::new(),
+                        entries: Vec::new(),
+                    });
+                }
+                let entry = self.entry(&item)?;
+                if let Some(run) = runs.first_mut() {
+                    run.entries.push(entry);
+                }
+                continue;
+            }
             let sitemap = item.getattr(intern!(py, "sitemap"))?;
             let same = match &current {
                 Some(last) => last.is(&sitemap) || last.eq(&sitemap)?,
@@ -180,6 +281,14 @@ impl<'a, 'py> Reader<'a, 'py> {
 
     fn entry(&mut self, item: &Bound<'py, PyAny>) -> Got<Entry> {
         let py = self.py;
+        let loc = text(&item.getattr(intern!(py, "loc"))?)?;
+        if self.depth == Depth::Loc {
+            return Ok(Entry {
+                loc,
+                ..Entry::default()
+            });
+        }
+        let lastmod = self.maybe_date(item, intern!(py, "lastmod"))?;
         let changefreq = item.getattr(intern!(py, "changefreq"))?;
         let changefreq = if changefreq.is_none() {
             None
@@ -189,11 +298,21 @@ impl<'a, 'py> Reader<'a, 'py> {
             let word = changefreq.cast::<PyString>().map_err(|_| Miss::Unfit)?;
             Some(ChangeFreq::from_word(word.to_str()?).ok_or(Miss::Unfit)?)
         };
+        let priority = maybe(item, intern!(py, "priority"), float)?;
+        if self.depth == Depth::Scalars {
+            return Ok(Entry {
+                loc,
+                lastmod,
+                changefreq,
+                priority,
+                ..Entry::default()
+            });
+        }
         Ok(Entry {
-            loc: text(&item.getattr(intern!(py, "loc"))?)?,
-            lastmod: self.maybe_date(item, intern!(py, "lastmod"))?,
+            loc,
+            lastmod,
             changefreq,
-            priority: maybe(item, intern!(py, "priority"), float)?,
+            priority,
             images: self.records(item, intern!(py, "images"), Self::image)?,
             videos: self.records(item, intern!(py, "videos"), Self::video)?,
             news: self.records(item, intern!(py, "news"), Self::news)?,

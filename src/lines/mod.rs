@@ -5,9 +5,11 @@
 //! record only the fields that are set. csv is the scalar columns under the `csv` module's
 //! minimal quoting (the header is the caller's, written once); txt is one loc a line.
 
+mod gate;
 mod spell;
 
 use crate::record::{Alternate, DateTime, Entry, Image, News, Video};
+pub use gate::{instant, write_passing, Gate, Passed};
 pub use spell::{csv_field, float_repr, isoformat, json_number, json_string};
 
 /// The header row of the csv format.

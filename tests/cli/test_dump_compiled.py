@@ -4,19 +4,17 @@ to stdout and to ``-o FILE``, and on a site served on 127.0.0.1."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from sitemap_reader import Entry
 from sitemap_reader._core._xml._tokenizer import COMPILED, PURE_ENV
 from sitemap_reader._output._compiled import CSV_COMPILED
 from tests.support.cli import main_captured, run_cli
 from tests.support.http_site import ThreadedServer, sitemapindex, text, xml
+from tests.support.lines import native, spy_on_line_writer
 
-_native = pytest.importorskip("sitemap_reader._native", reason="the crate is not built here")
+native()
 pytestmark = pytest.mark.skipif(not COMPILED, reason=f"the compiled core is off ({PURE_ENV})")
 
 FORMATS = [
@@ -85,24 +83,9 @@ def rich_urlset(base: str, n: int = 40) -> str:
 
 
 @pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The entries of each batch the real LineWriter wrote in this process (wrapped, not
-    replaced: what it writes is what lands on the output)."""
-    calls: list[int] = []
-    real = _native.LineWriter
-
-    class Counted:
-        def __init__(self, *args: Any, **kw: Any) -> None:
-            self._real = real(*args, **kw)
-
-        def write(self, entries: list[Entry]) -> bytes | None:
-            written: bytes | None = self._real.write(entries)
-            if written is not None:
-                calls.append(len(entries))
-            return written
-
-    monkeypatch.setattr(_native, "LineWriter", Counted)
-    yield calls
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The entries of each batch the real LineWriter wrote in this process."""
+    return spy_on_line_writer(monkeypatch)
 
 
 def pure_dump(monkeypatch: pytest.MonkeyPatch, *argv: str) -> bytes:

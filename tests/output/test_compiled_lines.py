@@ -17,29 +17,21 @@ from hypothesis import strategies as st
 
 from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, Video
 from sitemap_reader._core._xml._tokenizer import COMPILED
-from sitemap_reader._output._compiled import CSV_COMPILED, CSV_QUOTES_CR
+from sitemap_reader._output._compiled import CSV_COMPILED
 from sitemap_reader._output._lines import python_entry_writer
 from tests.support.helpers import CORPUS, needs_corpus, parse
+from tests.support.lines import (
+    FORMATS,
+    RECORDS,
+    line_writer,
+    native,
+    python_bytes,
+    spy_on_line_writer,
+)
 
-_native = pytest.importorskip("sitemap_reader._native", reason="the crate is not built here")
+_native = native()
 
-FORMATS = ("jsonl", "csv", "txt")
-RECORDS = (Entry, Image, Video, News, Alternate)
-
-
-def compiled(fmt: str) -> Any:
-    return _native.LineWriter(fmt, RECORDS, ChangeFreq, csv_quote_cr=CSV_QUOTES_CR)
-
-
-def python_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
-    """What the Python writer writes for ``batches`` onto a UTF-8 stream, csv header left out."""
-    out = io.StringIO()
-    write = python_entry_writer(fmt, out)
-    out.seek(0)
-    out.truncate()
-    for batch in batches:
-        write(list(batch))
-    return out.getvalue().encode("utf-8")
+compiled = line_writer
 
 
 def assert_same(entries: Sequence[Entry], formats: Sequence[str] = FORMATS) -> None:
@@ -192,10 +184,11 @@ UNFIT: dict[str, Entry] = {
 
 @pytest.mark.parametrize("name", list(UNFIT))
 def test_a_value_the_parser_never_makes_is_left_to_the_python_writer(name: str) -> None:
-    """The compiled writer declines the batch (None), and the command line's writer hands it
-    to the Python writer: the same bytes, in their place between the batches it wrote."""
+    """The compiled writer declines the batch (None; csv and txt read only the fields they
+    write), and the command line's writer hands it to the Python writer: the same bytes, in
+    their place between the batches it wrote."""
+    assert compiled("jsonl").write([_PLAIN, UNFIT[name]]) is None
     for fmt in FORMATS:
-        assert compiled(fmt).write([_PLAIN, UNFIT[name]]) is None, fmt
         batches = [[_PLAIN], [_PLAIN, UNFIT[name]], [_PLAIN]]
         assert command_line_bytes(fmt, batches) == header(fmt) + python_bytes(fmt, batches)
 
@@ -207,6 +200,12 @@ def test_a_lone_surrogate_fails_as_it_does_in_the_python_writer() -> None:
     assert compiled("jsonl").write([entry]) is None
     with pytest.raises(UnicodeEncodeError):
         command_line_bytes("jsonl", [[_PLAIN], [entry]])
+
+
+def test_txt_reads_only_the_loc() -> None:
+    """A value txt does not write does not stop the crate from writing it."""
+    assert compiled("txt").write([UNFIT["a naive lastmod"]]) == b"https://e.com/a\n"
+    assert compiled("txt").write([UNFIT["a str subclass"]]) is None
 
 
 def test_another_record_type_is_declined() -> None:
@@ -263,26 +262,6 @@ def test_the_command_line_writer_is_the_compiled_one_with_the_same_bytes(
     written = command_line_bytes(fmt, batches)
     assert written == header(fmt) + python_bytes(fmt, batches)
     assert calls == [1, 3]
-
-
-def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the entries of each batch the real LineWriter writes (it is wrapped, not
-    replaced)."""
-    calls: list[int] = []
-    real = _native.LineWriter
-
-    class Counted:
-        def __init__(self, *args: Any, **kw: Any) -> None:
-            self._real = real(*args, **kw)
-
-        def write(self, entries: list[Entry]) -> bytes | None:
-            written: bytes | None = self._real.write(entries)
-            if written is not None:
-                calls.append(len(entries))
-            return written
-
-    monkeypatch.setattr(_native, "LineWriter", Counted)
-    return calls
 
 
 def test_a_stream_of_another_encoding_gets_the_python_writer() -> None:
