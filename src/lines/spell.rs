@@ -116,23 +116,54 @@ pub fn json_number(out: &mut Vec<u8>, value: f64) {
 }
 
 /// `value.isoformat()`: microseconds only when there are any, the offset as `+HH:MM`, with
-/// `:SS` when it has seconds.
+/// `:SS` when it has seconds. (Digits pushed by hand: `write!` costs more than the rest of
+/// a line.)
 pub fn isoformat(out: &mut Vec<u8>, value: &DateTime) {
-    let mut text = Bytes(out);
-    let _ = write!(
-        text,
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        value.year, value.month, value.day, value.hour, value.minute, value.second
-    );
-    if value.microsecond != 0 {
-        let _ = write!(text, ".{:06}", value.microsecond);
+    if (0..=9999).contains(&value.year) {
+        let year = value.year as u32; // (0..=9999: as Python's %04d)
+        two(out, year / 100);
+        two(out, year % 100);
+    } else {
+        let _ = write!(Bytes(out), "{:04}", value.year); // (no Python datetime has one)
     }
-    let sign = if value.offset_seconds < 0 { '-' } else { '+' };
+    out.push(b'-');
+    two(out, value.month.into());
+    out.push(b'-');
+    two(out, value.day.into());
+    out.push(b'T');
+    two(out, value.hour.into());
+    out.push(b':');
+    two(out, value.minute.into());
+    out.push(b':');
+    two(out, value.second.into());
+    let micro = value.microsecond;
+    if micro >= 1_000_000 {
+        let _ = write!(Bytes(out), ".{micro}"); // (out of Python's range: as it is)
+    } else if micro != 0 {
+        out.push(b'.');
+        two(out, micro / 10_000);
+        two(out, micro / 100 % 100);
+        two(out, micro % 100);
+    }
+    out.push(if value.offset_seconds < 0 { b'-' } else { b'+' });
     let offset = value.offset_seconds.unsigned_abs();
-    let _ = write!(text, "{sign}{:02}:{:02}", offset / 3600, offset % 3600 / 60);
+    two(out, offset / 3600);
+    out.push(b':');
+    two(out, offset % 3600 / 60);
     if offset % 60 != 0 {
-        let _ = write!(text, ":{:02}", offset % 60);
+        out.push(b':');
+        two(out, offset % 60);
     }
+}
+
+/// `value` in two digits at least, as `%02d`.
+fn two(out: &mut Vec<u8>, value: u32) {
+    if value >= 100 {
+        let _ = write!(Bytes(out), "{value}");
+        return;
+    }
+    out.push(b'0' + (value / 10) as u8);
+    out.push(b'0' + (value % 10) as u8);
 }
 
 /// One csv field under `csv.QUOTE_MINIMAL` with `lineterminator="\n"`: quoted (its quotes
