@@ -6,7 +6,8 @@
 //! float, an int that fits 64 bits, a bool, a tuple, a `datetime` at a fixed offset of whole
 //! seconds, a `ChangeFreq` member. A batch holding anything else (a hand-made record: an int
 //! priority, a naive datetime, a str with a lone surrogate) is not written: `write` returns
-//! None and the Python writer, which knows what to do with it, writes the batch.
+//! None and the Python writer, which knows what to do with it, writes the batch. Only what a
+//! format writes is read (txt: the loc; csv: the scalar fields).
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
