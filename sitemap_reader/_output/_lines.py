@@ -14,7 +14,6 @@ from datetime import datetime, timezone, tzinfo
 from typing import IO, Any
 
 from .._base._models import Alternate, ChangeFreq, Entry, EntryChange, Image, News, Video
-from ._compiled import compiled_entry_writer
 
 
 def _plain(value: Any) -> Any:
@@ -63,6 +62,10 @@ def entry_writer(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
     """Entries as ``fmt``: jsonl (entry_to_dict), csv (a header row, the scalar columns) or
     txt (one loc a line). A csv header is written at once. The compiled core writes them
     where it runs (the same bytes: see ._compiled), else :func:`python_entry_writer`."""
+    # Imported here: ``import sitemap_reader`` (which takes entry_to_dict from this module)
+    # must not load the extension or the switch that chooses it.
+    from ._compiled import compiled_entry_writer
+
     return compiled_entry_writer(fmt, out, python_entry_writer) or python_entry_writer(fmt, out)
 
 
