@@ -8,7 +8,9 @@
 #![forbid(unsafe_code)]
 
 pub mod guard;
+pub mod lines;
 mod names;
+pub mod record;
 mod refs;
 pub mod urlset;
 
@@ -17,5 +19,7 @@ mod proptests;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod pylines;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

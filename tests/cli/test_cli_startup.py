@@ -38,7 +38,8 @@ _NETWORK = (
     "sitemap_reader._io._http._fetch",
 )
 _FEEDS = ("feedparser",)
-# Not the reader's core yet: loaded by --version alone, to say which tokenizer would run.
+# Not the reader's core yet: loaded by --version, to say which tokenizer would run, and by
+# dump's jsonl, csv and txt writer (the compiled one where the core is), never by the import.
 _TOKENIZER = ("sitemap_reader._core._xml._tokenizer", "sitemap_reader._native")
 _CHECKS = (
     "sitemap_reader._check._checker",
@@ -86,7 +87,19 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
     assert _loaded(modules, _NETWORK) == []
     assert _loaded(modules, _FEEDS) == []
     assert _loaded(modules, _CHECKS) == []
-    assert _loaded(modules, _TOKENIZER) == []
+
+
+def test_importing_the_library_loads_no_compiled_writer() -> None:
+    """``import sitemap_reader`` takes the JSON object of an Entry from the writers' module:
+    the compiled writer and the switch that chooses it load only when a writer is made."""
+    code = "import sys, sitemap_reader; print('\\n'.join(sys.modules))"
+    modules = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+        ).stdout.split()
+    )
+    assert "sitemap_reader._output._lines" in modules
+    assert _loaded(modules, (*_TOKENIZER, "sitemap_reader._output._compiled")) == []
 
 
 def test_check_loads_its_findings_and_outputs_when_it_runs(tmp_path: Path, sitemap: Path) -> None:
