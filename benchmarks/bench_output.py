@@ -8,20 +8,25 @@ best of R, on CPU time:
 * ``parse``: a ``SitemapParser`` fed 64 KiB chunks, the entries of each chunk kept as the
   batch the walk would hand on, the collector set as the command line sets it (in this
   process);
-* ``write jsonl``: those batches through the writer ``dump --format jsonl`` uses
-  (``entry_writer``), to ``os.devnull`` (in this process);
+* ``write jsonl``: those batches through the Python writer (``python_entry_writer``), to
+  ``os.devnull`` (in this process);
+* ``write jsonl (rust)``: the same through the compiled writer ``dump`` uses under the
+  compiled core (``entry_writer`` choosing ``_native.LineWriter``), when it is built;
 * ``json.dumps``: the same entries as ``json.dumps(entry_to_dict(e))``, the obvious writer,
   for comparison (in this process);
+* ``write csv`` and ``write txt``, each by both writers: the same for those formats;
 * ``dump --format jsonl`` and ``dump --format txt``: the whole command in its own process,
-  stdout to ``/dev/null``; the CPU time of the child (start-up and imports included).
+  stdout to ``/dev/null``; the CPU time of the child (start-up and imports included); the
+  ``(pure)`` rows with ``SITEMAP_READER_PURE=1``.
 
-The writer's share is ``write jsonl`` over ``dump --format jsonl`` (issue 13 asks at most
-about 15%). No network is used.
+The writer's share is ``write jsonl`` over the pure ``dump --format jsonl``, and the compiled
+writer's over the compiled one (issue 13 asks at most about 15%). No network is used.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -30,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -39,7 +45,8 @@ from bench_parse import make_docs
 
 from sitemap_reader import Entry, SitemapParser
 from sitemap_reader._base._gc import few_collections
-from sitemap_reader._output._lines import entry_to_dict, entry_writer
+from sitemap_reader._core._xml._tokenizer import COMPILED, PURE_ENV
+from sitemap_reader._output._lines import entry_to_dict, entry_writer, python_entry_writer
 
 CHUNK = 65_536
 SHARE_AIM = 0.15
@@ -66,13 +73,15 @@ def best_cpu(repeat: int, run: Callable[[], object]) -> float:
     return best_of(repeat, run, time.process_time)
 
 
-def child_cpu(repeat: int, argv: list[str]) -> float:
-    """Best user + system time of ``argv`` run in a child, stdout to /dev/null."""
+def child_cpu(repeat: int, argv: list[str], *, pure: bool = False) -> float:
+    """Best user + system time of ``argv`` run in a child, stdout to /dev/null; ``pure``
+    sets SITEMAP_READER_PURE=1 for it."""
+    env = {**os.environ, PURE_ENV: "1"} if pure else {**os.environ, PURE_ENV: ""}
     best = float("inf")
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         with open(os.devnull, "wb") as null:
-            subprocess.run(argv, stdout=null, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run(argv, stdout=null, stderr=subprocess.DEVNULL, check=True, env=env)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         best = min(best, used)
@@ -85,10 +94,24 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
     urls = sum(len(b) for b in batches)
     with open(os.devnull, "w", encoding="utf-8") as sink:
 
-        def write() -> None:
-            writer = entry_writer("jsonl", sink)
+        def write_as(
+            fmt: str, make: Callable[[str, IO[str]], Callable[[list[Entry]], None]]
+        ) -> None:
+            writer = make(fmt, sink)
             for batch in batches:
                 writer(batch)
+            sink.flush()
+
+        def write() -> None:
+            writer = python_entry_writer("jsonl", sink)
+            for batch in batches:
+                writer(batch)
+
+        def write_compiled() -> None:
+            writer = entry_writer("jsonl", sink)  # the compiled one: COMPILED is checked
+            for batch in batches:
+                writer(batch)
+            sink.flush()
 
         def dumps() -> None:
             # (a batch a write, as the jsonl writer does)
@@ -101,9 +124,24 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
             "write jsonl": best_cpu(repeat, write),
             "json.dumps": best_cpu(repeat, dumps),
         }
+        if COMPILED:
+            figures["write jsonl (rust)"] = best_cpu(repeat, write_compiled)
+        for fmt in ("csv", "txt"):
+            figures[f"write {fmt}"] = best_cpu(
+                repeat, functools.partial(write_as, fmt, python_entry_writer)
+            )
+            if COMPILED:
+                figures[f"write {fmt} (rust)"] = best_cpu(
+                    repeat, functools.partial(write_as, fmt, entry_writer)
+                )
     dump = [sys.executable, "-m", "sitemap_reader", "dump", str(path), "--quiet"]
-    figures["dump --format jsonl"] = child_cpu(repeat, [*dump, "--format", "jsonl"])
-    figures["dump --format txt"] = child_cpu(repeat, [*dump, "--format", "txt"])
+    figures["dump --format jsonl (pure)"] = child_cpu(
+        repeat, [*dump, "--format", "jsonl"], pure=True
+    )
+    figures["dump --format txt (pure)"] = child_cpu(repeat, [*dump, "--format", "txt"], pure=True)
+    if COMPILED:
+        figures["dump --format jsonl"] = child_cpu(repeat, [*dump, "--format", "jsonl"])
+        figures["dump --format txt"] = child_cpu(repeat, [*dump, "--format", "txt"])
     return figures
 
 
@@ -125,13 +163,19 @@ def main(argv: list[str] | None = None) -> int:
         figures = measure(doc.path, args.repeat)
         results[doc.name] = figures
         print(f"\n{doc.name}: {int(figures['urls']):,} URLs, {doc.xml_bytes / 1e6:.1f} MB")
-        whole = figures["dump --format jsonl"]
+        whole = figures["dump --format jsonl (pure)"]
         for key, value in figures.items():
             if key != "urls":
-                print(f"  {key:<22} {value:7.3f} s  {value / whole:6.1%} of the jsonl dump")
-        share = figures["write jsonl"] / whole
-        verdict = "met" if share <= SHARE_AIM else "NOT met"
-        verdicts.append(f"  {doc.name}: writing is {share:.1%} of the run (aim ~15%): {verdict}")
+                print(f"  {key:<27} {value:7.3f} s  {value / whole:6.1%} of the pure jsonl dump")
+        shares = [("python", "write jsonl", "dump --format jsonl (pure)")]
+        if COMPILED:
+            shares.append(("rust", "write jsonl (rust)", "dump --format jsonl"))
+        for writer, part, run in shares:
+            share = figures[part] / figures[run]
+            verdict = "met" if share <= SHARE_AIM else "NOT met"
+            verdicts.append(
+                f"  {doc.name}, {writer} writer: {share:.1%} of its dump (aim ~15%): {verdict}"
+            )
     print("\nAims:\n" + "\n".join(verdicts))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

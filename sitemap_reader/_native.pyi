@@ -4,10 +4,18 @@ Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any, Final, final
 
-__all__ = ["BlockScanner", "UrlsetScanner", "__version__", "build_profile", "caught_panics"]
+__all__ = [
+    "BlockScanner",
+    "LineWriter",
+    "UrlsetScanner",
+    "__version__",
+    "build_profile",
+    "caught_panics",
+]
 
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
@@ -29,6 +37,46 @@ class UrlsetScanner:
     @property
     def error(self) -> tuple[str, int, str] | None:
         """(kind, byte offset, message) of the fault that ended the document, or None."""
+
+@final
+class LineWriter:
+    """The command line's lines of ``Entry`` records: jsonl, csv (no header) or txt, the same
+    bytes as the Python writer (``sitemap_reader._output._lines``).
+
+    ``records`` are the classes Entry, Image, Video, News and Alternate, ``changefreq`` the
+    ChangeFreq enum: a record or member of another type is not taken. ``csv_quote_cr``: quote a
+    field holding a carriage return, as the csv module of Python 3.13 and later does.
+    """
+
+    def __new__(
+        cls,
+        fmt: str,
+        records: tuple[type, type, type, type, type],
+        changefreq: type,
+        *,
+        csv_quote_cr: bool = ...,
+    ) -> LineWriter:
+        """ValueError for a format other than jsonl, csv or txt."""
+    def write(self, entries: Iterable[object]) -> bytes | None:
+        """The lines of ``entries`` as UTF-8, or None when one holds a value of a type the
+        parser never makes (an int priority, a naive datetime, a lone surrogate...): the
+        Python writer writes those."""
+    def write_passing(
+        self,
+        entries: Iterable[object],
+        *,
+        scope: list[str] | None,
+        since: datetime | None,
+        keep_undated: bool = True,
+        room: int = ...,
+    ) -> tuple[bytes, int, int, int] | None:
+        """The lines of the entries of one document that pass what ``dump`` checks between
+        the parser and the writer, as a compiled parser would check its records: the scope's
+        fast test (its prefixes; None: scope off), at most ``room`` entries in scope, and
+        ``since`` (``keep_undated``: without ``--since-strict``). With the counts (read, in
+        scope, written): reading stops at the first entry the fast test does not pass (only
+        the Python scope check can tell) or past the budget. None as ``write`` returns it;
+        ValueError for entries that name several sitemaps."""
 
 @final
 class BlockScanner:

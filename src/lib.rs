@@ -5,6 +5,7 @@
 //!   quick-xml in a strict subset and judged as the Python record functions judge them,
 //!   every other block handed to expat under the same contract; its records are
 //!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.
+//! - [`lines`]: the writer of jsonl / csv / txt lines from [`record`]'s records.
 //! - [`urlset::UrlsetScanner`]: an older standalone sans-IO tokenizer of plain urlsets,
 //!   kept for its own tests and `benchmarks/bench_native.py`.
 //!
@@ -15,6 +16,7 @@
 
 pub mod block;
 pub mod guard;
+pub mod lines;
 mod names;
 pub mod record;
 mod refs;
@@ -27,5 +29,7 @@ mod proptests;
 mod py;
 #[cfg(feature = "python")]
 mod py_block;
+#[cfg(feature = "python")]
+mod pylines;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

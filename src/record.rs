@@ -1,22 +1,11 @@
-//! The records, as Rust structs: field for field and in the same order as the Python
-//! dataclasses of `sitemap_reader/_base/_models.py` (`Option` for `X | None`, `Vec` for a
-//! tuple). An `Entry`'s `sitemap` (the document's URL) is the document's, not stored here.
+//! The records of a sitemap, field for field and in the same order as the Python
+//! dataclasses `Entry`, `SitemapRef`, `Image`, `Video`, `News` and `Alternate`
+//! (sitemap_reader/_base/_models.py): the same names, `Option` for `X | None`, `Vec` for a
+//! tuple. An entry's `sitemap` (a reference's `source`) is not kept per record: every
+//! record of a document shares it, so whoever writes them takes it once.
 
-/// A timezone-aware datetime, as `datetime` holds one (the offset in seconds east of UTC).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DateTime {
-    pub year: i32,
-    pub month: u8,
-    pub day: u8,
-    pub hour: u8,
-    pub minute: u8,
-    pub second: u8,
-    pub microsecond: u32,
-    pub offset_seconds: i32,
-}
-
-/// `ChangeFreq`, in the Python enum's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The protocol's `<changefreq>` values (Python's `ChangeFreq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChangeFreq {
     Always,
     Hourly,
@@ -38,7 +27,7 @@ impl ChangeFreq {
         ChangeFreq::Never,
     ];
 
-    /// The protocol's word for it (the Python enum's value).
+    /// The word, as the Python enum's value.
     pub fn as_str(self) -> &'static str {
         match self {
             ChangeFreq::Always => "always",
@@ -50,9 +39,31 @@ impl ChangeFreq {
             ChangeFreq::Never => "never",
         }
     }
+
+    /// The value named by its exact word (the enum's value), or None.
+    pub fn from_word(word: &str) -> Option<ChangeFreq> {
+        ChangeFreq::ALL
+            .into_iter()
+            .find(|freq| freq.as_str() == word)
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// An aware datetime: Python's `datetime` with a fixed offset (`datetime.timezone`) of
+/// whole seconds east of UTC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DateTime {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub microsecond: u32,
+    pub offset_seconds: i32,
+}
+
+/// `<image:image>`.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Image {
     pub loc: String,
     pub caption: Option<String>,
@@ -61,14 +72,15 @@ pub struct Image {
     pub license: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+/// `<video:video>`.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Video {
     pub thumbnail_loc: Option<String>,
     pub title: Option<String>,
     pub description: Option<String>,
     pub content_loc: Option<String>,
     pub player_loc: Option<String>,
-    pub duration: Option<i64>,
+    pub duration: Option<i64>, // seconds
     pub expiration_date: Option<DateTime>,
     pub rating: Option<f64>,
     pub view_count: Option<i64>,
@@ -81,7 +93,8 @@ pub struct Video {
     pub tags: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+/// `<news:news>`.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct News {
     pub publication_name: Option<String>,
     pub publication_language: Option<String>,
@@ -91,14 +104,16 @@ pub struct News {
     pub genres: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// `<xhtml:link rel="alternate" hreflang=".." href="..">`.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Alternate {
     pub hreflang: Option<String>,
     pub href: String,
     pub media: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One page URL a sitemap lists (its `sitemap` kept by the caller, once a document).
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Entry {
     pub loc: String,
     pub lastmod: Option<DateTime>,
@@ -110,8 +125,24 @@ pub struct Entry {
     pub alternates: Vec<Alternate>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// An index's `<sitemap>` (Python's `SitemapRef`); its `source` is the document's, as an
+/// entry's `sitemap` is.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SitemapRef {
     pub loc: String,
     pub lastmod: Option<DateTime>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changefreq_words_round_trip() {
+        for freq in ChangeFreq::ALL {
+            assert_eq!(ChangeFreq::from_word(freq.as_str()), Some(freq));
+        }
+        assert_eq!(ChangeFreq::from_word("Daily"), None);
+        assert_eq!(ChangeFreq::from_word(""), None);
+    }
 }

@@ -260,6 +260,13 @@ class ReaderConfig:
     # Worker processes that parse the sitemaps an index names (the first document of a run
     # is parsed in this one, the walk's; workers start when a second asks). 0: none.
     workers: int = 0
+    # Threads that parse the documents read in this process (all but those the workers
+    # take): each document's chunks go to them one call at a time, in order, while the walk
+    # goes on fetching. None: one a core when the parser's core is compiled (it parses with
+    # the GIL released) and there are several cores; none when it is pure Python (which
+    # holds the GIL: threads would only add cost). 0: none, every document parsed on the
+    # walk's event loop.
+    parse_threads: int | None = None
     # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
     # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
     # a state store, not taken as removed). The sources themselves are never judged.
@@ -285,6 +292,8 @@ class ReaderConfig:
             raise TypeError(f"ReaderConfig.follow must be callable, not {self.follow!r}")
         if self.workers < 0:
             raise ValueError("ReaderConfig.workers must be 0 or more")
+        if self.parse_threads is not None and self.parse_threads < 0:
+            raise ValueError("ReaderConfig.parse_threads must be None (auto), 0 or more")
         if not isinstance(self.scope, ScopePolicy):
             object.__setattr__(self, "scope", ScopePolicy(self.scope))
         if not self.user_agent.strip():

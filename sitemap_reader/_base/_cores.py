@@ -1,4 +1,4 @@
-"""How many cores this process may run on: the parse pool's size and ``--workers auto``."""
+"""How many cores this process may run on: ``--workers auto`` and the parse threads' auto."""
 
 from __future__ import annotations
 

@@ -342,15 +342,31 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         help="processes that parse the sitemaps an index names: a number, 'auto' (one a core "
         "when there are several) or 0 for none, all parsed in the main process (0)",
     )
+    command.add_argument(
+        "--parse-threads",
+        type=_parse_threads,
+        metavar="N",
+        help="threads that parse sitemaps in the main process: a number, 'auto' (one a core "
+        "when the compiled core parses, off the GIL; none with the Python core) or 0 for "
+        "none (auto)",
+    )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
     command.add_argument("--no-progress", action="store_true", help="no progress display")
 
 
 def _workers(text: str) -> int:
-    if text.strip().lower() == "auto":
+    if _is_auto(text):
         cores = available_cores()
         return cores if cores > 1 else 0
     return natural(text)
+
+
+def _parse_threads(text: str) -> int | None:
+    return None if _is_auto(text) else natural(text)
+
+
+def _is_auto(text: str) -> bool:
+    return text.strip().lower() == "auto"
 
 
 # -- what the options give -----------------------------------------------------------------------
@@ -385,6 +401,7 @@ def config(
         "headers": tuple(args.header or ()),
         "proxy": args.proxy,
         "trust_env": args.trust_env,
+        "parse_threads": args.parse_threads,  # None (left out, or auto): the config decides
     }
     if args.user_agent is not None:
         settings["user_agent"] = args.user_agent

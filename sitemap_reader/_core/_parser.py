@@ -28,6 +28,11 @@ from ._formats._text import TextHandler
 from ._sniff import Syntax, route
 from ._xml._document import XmlHandler
 
+# Whether SitemapParser.feed() and close() do their work with the GIL released (a compiled
+# core): the walk then parses documents in threads (ReaderConfig.parse_threads, auto).
+# The pure-Python core holds the GIL throughout.
+RELEASES_GIL = False
+
 
 class _Handler(Protocol):
     def feed(self, data: bytes) -> None: ...

@@ -60,7 +60,17 @@ _encode = json.encoder.encode_basestring  # C-accelerated: quotes and escapes a 
 
 def entry_writer(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
     """Entries as ``fmt``: jsonl (entry_to_dict), csv (a header row, the scalar columns) or
-    txt (one loc a line). A csv header is written at once."""
+    txt (one loc a line). A csv header is written at once. The compiled core writes them
+    where it runs (the same bytes: see ._compiled), else :func:`python_entry_writer`."""
+    # Imported here: ``import sitemap_reader`` (which takes entry_to_dict from this module)
+    # must not load the extension or the switch that chooses it.
+    from ._compiled import compiled_entry_writer
+
+    return compiled_entry_writer(fmt, out, python_entry_writer) or python_entry_writer(fmt, out)
+
+
+def python_entry_writer(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
+    """The Python writer of entries: the reference of the compiled one."""
     if fmt == "txt":
 
         def write_txt(entries: list[Entry]) -> None:

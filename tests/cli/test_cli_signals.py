@@ -241,3 +241,33 @@ def test_sigterm_while_stdout_is_read_ends_the_same_way(site: Site) -> None:
 
     assert status == 143, err
     assert err.splitlines() == ["sitemap-reader: interrupted (SIGTERM)"], err
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "line"),
+    [
+        (signal.SIGINT, 130, "sitemap-reader: interrupted"),
+        (signal.SIGTERM, 143, "sitemap-reader: interrupted (SIGTERM)"),
+    ],
+    ids=["SIGINT", "SIGTERM"],
+)
+@pytest.mark.parametrize("source", ["/big.xml.gz", "/index.xml"])
+def test_a_signal_while_threads_parse_ends_the_run_as_inline(
+    site: Site, tmp_path: Path, source: str, signum: int, status: int, line: str
+) -> None:
+    """``--parse-threads 2``: the signal lands while a parse thread is in a feed (the large
+    child, or the index's children two at a time); the run ends as an inline one does,
+    the call in the thread waited for, not left running with the parser."""
+    target = tmp_path / "urls.txt"
+    target.write_text(PREVIOUS)
+
+    argv = ("--parse-threads", "2", "--format", "txt", "-o", str(target))
+    with dump(site.served.a(source), *argv) as proc:
+        wait_for("records", lambda: written(tmp_path) > 0, proc)
+        proc.send_signal(signum)
+        got, err, _ = ends(proc)  # (within WITHIN seconds, or it fails)
+
+    assert got == status, err
+    assert err.splitlines() == [line], err
+    assert target.read_text() == PREVIOUS
+    assert temp_files(tmp_path) == []

@@ -86,6 +86,20 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
     assert _loaded(modules, _CHECKS) == []
 
 
+def test_importing_the_library_loads_no_compiled_writer() -> None:
+    """``import sitemap_reader`` takes the JSON object of an Entry from the writers' module:
+    the compiled writer and the switch that chooses it load only when a writer is made
+    (the extension itself is loaded: the compiled core reads the documents)."""
+    code = "import sys, sitemap_reader; print('\\n'.join(sys.modules))"
+    modules = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+        ).stdout.split()
+    )
+    assert "sitemap_reader._output._lines" in modules
+    assert _loaded(modules, ("sitemap_reader._output._compiled",)) == []
+
+
 def test_check_loads_its_findings_and_outputs_when_it_runs(tmp_path: Path, sitemap: Path) -> None:
     """The other side: what a local dump leaves out is what ``check`` loads (so the first
     test names modules that exist and are imported where they are used)."""

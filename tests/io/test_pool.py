@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import io
 import pickle
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -36,66 +38,22 @@ from sitemap_reader._io._walk._pool import (
     serve,
     unpack,
 )
-from tests.support.helpers import CORPUS, URL, gz, needs_corpus, parse, sized
+from tests.support.helpers import CORPUS, URL, gz, mixed, needs_corpus, parse, sized
 from tests.support.http_site import (
     FAST,
-    Run,
+    by_sitemap,
     gated,
     gz_file,
     sitemapindex,
     stall_after,
     text,
+    untimed,
     walk,
     xml,
 )
 from tests.support.http_site import (
     serve as serve_site,
 )
-
-XHTML = "http://www.w3.org/1999/xhtml"
-IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
-NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
-
-
-def mixed(base: str, n: int, *, broken_at: int | None = None) -> str:
-    """A urlset as multilingual, image-rich sites write it; ``broken_at``: an unclosed tag
-    there (not well-formed), so the document ends in a fatal problem."""
-    head = (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset '
-        f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="{XHTML}" '
-        f'xmlns:image="{IMAGE}" xmlns:news="{NEWS}">\n'
-    )
-    out = [head]
-    for i in range(n):
-        if i == broken_at:
-            out.append("<url><loc>unclosed</url>\n")
-        loc = f"{base}/p/{i}/caf\u00e9?a=1&amp;b=2"
-        out.append(f"<url><loc>{loc}</loc><lastmod>2024-0{1 + i % 9}-1{i % 10}</lastmod>")
-        if i % 3:
-            out.append(f"<changefreq>weekly</changefreq><priority>0.{i % 10}</priority>")
-        if i % 4 == 1:
-            out.append(
-                f'<xhtml:link rel="alternate" hreflang="de" href="{base}/de/p/{i}"/>'
-                f"<xhtml:link hreflang='fr' href='{base}/fr/p/{i}' rel='alternate'/>"
-            )
-        if i % 5 == 2:
-            out.append(
-                f"<image:image><image:loc>{base}/i/{i}.jpg</image:loc>"
-                f"<image:title>T\u00eate &quot;{i}&quot;</image:title></image:image>"
-            )
-        if i % 50 == 7:
-            out.append(
-                "<news:news><news:publication><news:name>N</news:name>"
-                "<news:language>en</news:language></news:publication>"
-                "<news:publication_date>2024-05-01T10:00:00+02:00</news:publication_date>"
-                f"<news:title>Story {i}</news:title></news:news>"
-            )
-        if i == 11:
-            out.append("<lastmod>not a date</lastmod>")  # a tolerated problem
-        out.append("</url>\n")
-    out.append("</urlset>\n")
-    return "".join(out)
-
 
 # -- packing ------------------------------------------------------------------------------------
 
@@ -133,8 +91,18 @@ def ask(doc: int, op: int, payload: bytes = b"") -> bytes:
     return _pool._ASK.pack(len(payload), doc, op) + payload
 
 
+@pytest.fixture
+def sigint_kept() -> Iterator[None]:
+    """serve() ignores SIGINT in its process (a worker's: Ctrl-C is the walk's). Run here,
+    that process is pytest's, whose children would inherit SIGINT ignored: the command
+    lines that tests/cli/test_cli_signals.py interrupts would then never stop."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize("gzipped", [False, True], ids=["xml", "gz"])
-def test_serve_replies_with_what_the_parser_gives(gzipped: bool) -> None:
+def test_serve_replies_with_what_the_parser_gives(gzipped: bool, sigint_kept: None) -> None:
     """Two documents interleaved on one worker, fed in small chunks: each reply is what a
     parser of its own gives for that chunk, with its format, end and fatal problem."""
     docs = {
@@ -205,18 +173,6 @@ class Spy:
 
         monkeypatch.setattr(ParsePool, "parser", parser)
         monkeypatch.setattr(_pool._Worker, "_start", start)
-
-
-def untimed(run: Run) -> list[str]:
-    """The run's reports, but for how long each read took."""
-    return sorted(repr(replace(r, elapsed=0.0)) for r in run.reports)
-
-
-def by_sitemap(run: Run) -> dict[str, list[Entry]]:
-    out: dict[str, list[Entry]] = {}
-    for e in run.entries:
-        out.setdefault(e.sitemap, []).append(e)
-    return out
 
 
 async def test_a_walk_with_workers_yields_what_one_process_does(

@@ -258,3 +258,43 @@ def bomb_stream(
             yield buf[:chunk]
             buf = buf[chunk:]
     yield buf
+
+
+def mixed(base: str, n: int, *, broken_at: int | None = None) -> str:
+    """A urlset as multilingual, image-rich sites write it; ``broken_at``: an unclosed tag
+    there (not well-formed), so the document ends in a fatal problem."""
+    head = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset '
+        f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="{XHTML_NS}" '
+        f'xmlns:image="{IMAGE_NS}" xmlns:news="{NEWS_NS}">\n'
+    )
+    out = [head]
+    for i in range(n):
+        if i == broken_at:
+            out.append("<url><loc>unclosed</url>\n")
+        loc = f"{base}/p/{i}/caf\u00e9?a=1&amp;b=2"
+        out.append(f"<url><loc>{loc}</loc><lastmod>2024-0{1 + i % 9}-1{i % 10}</lastmod>")
+        if i % 3:
+            out.append(f"<changefreq>weekly</changefreq><priority>0.{i % 10}</priority>")
+        if i % 4 == 1:
+            out.append(
+                f'<xhtml:link rel="alternate" hreflang="de" href="{base}/de/p/{i}"/>'
+                f"<xhtml:link hreflang='fr' href='{base}/fr/p/{i}' rel='alternate'/>"
+            )
+        if i % 5 == 2:
+            out.append(
+                f"<image:image><image:loc>{base}/i/{i}.jpg</image:loc>"
+                f"<image:title>T\u00eate &quot;{i}&quot;</image:title></image:image>"
+            )
+        if i % 50 == 7:
+            out.append(
+                "<news:news><news:publication><news:name>N</news:name>"
+                "<news:language>en</news:language></news:publication>"
+                "<news:publication_date>2024-05-01T10:00:00+02:00</news:publication_date>"
+                f"<news:title>Story {i}</news:title></news:news>"
+            )
+        if i == 11:
+            out.append("<lastmod>not a date</lastmod>")  # a tolerated problem
+        out.append("</url>\n")
+    out.append("</urlset>\n")
+    return "".join(out)

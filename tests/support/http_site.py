@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from xml.sax.saxutils import escape
 
 from aiohttp import web
@@ -581,3 +581,15 @@ async def walk(*sources: str, config: ReaderConfig = FAST) -> Run:
     """Run ``SitemapReader.walk`` over ``sources`` and keep every event."""
     async with SitemapReader(config) as reader:
         return Run([event async for event in reader.walk(*sources)])
+
+
+def untimed(run: Run) -> list[str]:
+    """The run's reports, but for how long each read took."""
+    return sorted(repr(replace(r, elapsed=0.0)) for r in run.reports)
+
+
+def by_sitemap(run: Run) -> dict[str, list[Entry]]:
+    out: dict[str, list[Entry]] = {}
+    for e in run.entries:
+        out.setdefault(e.sitemap, []).append(e)
+    return out

@@ -129,6 +129,13 @@ class ScopeFilter:
         short = min(self._prefixes, key=len, default="")
         self._prefix = short if all(p.startswith(short) for p in self._prefixes) else ""
 
+    @property
+    def prefixes(self) -> tuple[str, ...] | None:
+        """What the fast test of ``check`` passes: a URL starting with one of these that
+        cannot leave its folder (None: scope is off, every URL passes). For the same test
+        made on compiled records (``_native.LineWriter.write_passing``)."""
+        return None if self._off else self._prefixes
+
     def check(self, url: str) -> str | None:
         if self._off or (url.startswith(self._prefixes) and not _may_leave(url)):
             return None

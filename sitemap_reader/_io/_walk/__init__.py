@@ -1,3 +1,3 @@
-"""The walk over a site: workers, the frontier, one document's body, worker processes."""
+"""The walk over a site: workers, the frontier, one document's body, parse processes, threads."""
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from ._frontier import Frontier, Pushed
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 from ._reports import child_report, visited
+from ._threads import ParseThreads
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
 NOT_A_SITEMAP = frozenset({ProblemKind.HTML, ProblemKind.UNKNOWN_FORMAT, ProblemKind.EMPTY})
@@ -59,6 +60,7 @@ class Settings:
     tracker: Tracker | None = None  # with a state store
     defer: bool = False  # discovery: a leaf sitemap is handed out unread
     pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
+    threads: ParseThreads | None = None  # ReaderConfig.parse_threads: the others, in threads
 
 
 class SitemapBody:
@@ -77,6 +79,7 @@ class SitemapBody:
         self.staging = tracker is not None and tracker.changes
         self.parser: SitemapParser | RemoteParser | None = None
         self._pool = settings.pool  # None in discovery: its leaves are not read
+        self._threads = settings.threads
         self.scope = Scope(job.url, config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
         self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
@@ -161,6 +164,8 @@ class SitemapBody:
         assert parser is not None
         if isinstance(parser, RemoteParser):
             events = await parser.feed(data)
+        elif self._threads is not None:
+            events = await self._threads.call(parser.feed, data)
         else:
             events = parser.feed(data)
         if self.defer and parser.format in ENTRY_FORMATS:
@@ -174,7 +179,12 @@ class SitemapBody:
         parser = self.parser
         assert parser is not None
         if not (self.cut or self.deferred):  # a document not read to its end: no verdict
-            events = await parser.close() if isinstance(parser, RemoteParser) else parser.close()
+            if isinstance(parser, RemoteParser):
+                events = await parser.close()
+            elif self._threads is not None:
+                events = await self._threads.call(parser.close)
+            else:
+                events = parser.close()
             if self.defer and parser.format in ENTRY_FORMATS:
                 self.deferred = True  # a short leaf, its format known only at its end
                 return True

@@ -51,6 +51,7 @@ from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
 from ._reports import child_report, visited
+from ._threads import ParseThreads, threads_for
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +77,15 @@ class Walk:
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
+        threads = threads_for(config)
+        # Made here, started as calls come: a walk that parses nothing starts no thread.
+        self._threads = ParseThreads(threads) if threads else None
         self._settings = Settings(
-            config=config, tracker=self._tracker, defer=defer_leaves, pool=self._pool
+            config=config,
+            tracker=self._tracker,
+            defer=defer_leaves,
+            pool=self._pool,
+            threads=self._threads,
         )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
@@ -155,6 +163,8 @@ class Walk:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._pool is not None:  # after the tasks: none waits on a worker any more
             await self._pool.close()
+        if self._threads is not None:  # after the tasks too: none is in a call
+            self._threads.close()
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:

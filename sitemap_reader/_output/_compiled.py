@@ -1,0 +1,82 @@
+"""The compiled writer of the command line's entry lines (``_native.LineWriter``): the bytes
+of the Python writer, written by the crate with the GIL released.
+
+It runs when the compiled core does (``SITEMAP_READER_PURE`` unset, the extension importable)
+and the lines go to a UTF-8 text stream over a byte buffer, as the command line's always do;
+its bytes go to that buffer. A batch it does not take (a hand-made record holding a value of
+another type) is written by the Python writer into the same buffer, so the lines keep their
+order. csv needs the running Python's ``csv`` module to quote as the crate knows how.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+from collections.abc import Callable
+from typing import IO
+
+from .._base._models import Alternate, ChangeFreq, Entry, Image, News, Video
+from .._core._xml._tokenizer import COMPILED
+
+Write = Callable[[list[Entry]], None]
+
+
+def _csv_row(field: str) -> str | None:
+    out = io.StringIO()
+    try:
+        csv.writer(out, lineterminator="\n").writerow((field, ""))
+    except csv.Error:  # Python 3.10: a NUL "needs to escape"
+        return None
+    return out.getvalue()
+
+
+# What this Python's csv does with the characters its versions disagree on: 3.13 and later
+# quote a carriage return, 3.10 refuses a NUL (the crate writes it bare: no csv from it there).
+CSV_QUOTES_CR = _csv_row("\r") == '"\r",\n'
+CSV_COMPILED = _csv_row("\0") == "\0,\n"
+
+
+def compiled_entry_writer(
+    fmt: str, out: IO[str], python: Callable[[str, IO[str]], Write]
+) -> Write | None:
+    """The writer of entries as ``fmt`` onto ``out`` by the crate, or None where it does not
+    run. ``python`` makes the Python writer, for the batches it does not take."""
+    buffer: IO[bytes] | None = getattr(out, "buffer", None)
+    encoding: str | None = getattr(out, "encoding", None)
+    if (
+        not COMPILED
+        or buffer is None
+        or encoding is None
+        or codecs.lookup(encoding).name != "utf-8"
+        or (fmt == "csv" and not CSV_COMPILED)
+    ):
+        return None
+    from .. import _native
+
+    lines = _native.LineWriter(
+        fmt, (Entry, Image, Video, News, Alternate), ChangeFreq, csv_quote_cr=CSV_QUOTES_CR
+    )
+    errors: str = getattr(out, "errors", None) or "strict"
+    out.flush()  # what was written as text comes first: from here on, only bytes
+    text = io.StringIO()
+    python_write = python(fmt, text)  # (the csv header is written into it at once)
+
+    def spill() -> None:
+        written = text.getvalue()
+        if written:
+            text.seek(0)
+            text.truncate()
+            buffer.write(written.encode(encoding, errors))
+
+    spill()
+
+    def write(entries: list[Entry]) -> None:
+        data = lines.write(entries)
+        if data is None:
+            python_write(entries)
+            spill()
+        else:
+            buffer.write(data)
+
+    return write

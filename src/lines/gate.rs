@@ -1,0 +1,204 @@
+//! The checks `dump` makes on each entry between the parser and the writer, on Rust records,
+//! so that a compiled parser can hand the writer its records without Python objects: the
+//! scope's fast test (what the walk's `ScopeFilter.check` passes before it asks yarl), the
+//! run's entry budget (`max_entries`) and `--since`. They run in the walk's order: scope,
+//! then the budget on the entries in scope, then `--since` on what the budget kept.
+
+use crate::lines::{write_entries, Format};
+use crate::record::{DateTime, Entry};
+
+/// What an entry must pass to be written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// The scope's prefixes (a loc passes the fast test when it starts with one and holds no
+    /// dot segment, tab or line break); None when scope is off.
+    pub scope: Option<Vec<String>>,
+    /// `--since` as a UTC instant in microseconds since 1970, and whether an entry without
+    /// a lastmod is kept (not `--since-strict`).
+    pub since: Option<(i64, bool)>,
+}
+
+/// What [`write_passing`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Passed {
+    /// Entries judged: all of them, or up to the first one the fast scope test cannot pass
+    /// (only Python's scope check can tell: it and the rest are the caller's) or the first
+    /// one past the budget.
+    pub read: usize,
+    /// Of those, the entries in scope (what the budget and the walk's progress count).
+    pub in_scope: usize,
+    /// Of those, the entries written (the rest were before `--since`).
+    pub written: usize,
+}
+
+impl Gate {
+    /// Whether `loc` passes the scope's fast test.
+    pub fn in_scope(&self, loc: &str) -> bool {
+        match &self.scope {
+            None => true,
+            Some(prefixes) => {
+                prefixes.iter().any(|p| loc.starts_with(p.as_str())) && !may_leave(loc)
+            }
+        }
+    }
+
+    /// Whether an entry of this lastmod is kept by `--since`.
+    pub fn recent(&self, lastmod: Option<&DateTime>) -> bool {
+        match (self.since, lastmod) {
+            (None, _) => true,
+            (Some((_, undated)), None) => undated,
+            (Some((since, _)), Some(lastmod)) => instant(lastmod) >= since,
+        }
+    }
+}
+
+/// Append the lines of the entries of `entries` that pass `gate`, at most `room` of them in
+/// scope, to `out`; stop at the first the fast scope test does not pass.
+pub fn write_passing(
+    format: Format,
+    entries: &[Entry],
+    sitemap: &str,
+    gate: &Gate,
+    room: usize,
+    out: &mut Vec<u8>,
+) -> Passed {
+    let mut passed = Passed::default();
+    let mut start = 0; // the first entry of the run of kept ones not written yet
+    for (i, entry) in entries.iter().enumerate() {
+        if !gate.in_scope(&entry.loc) || passed.in_scope == room {
+            break;
+        }
+        passed.read = i + 1;
+        passed.in_scope += 1;
+        if !gate.recent(entry.lastmod.as_ref()) {
+            write_entries(format, &entries[start..i], sitemap, out);
+            start = i + 1;
+            continue;
+        }
+        passed.written += 1;
+    }
+    write_entries(format, &entries[start..passed.read], sitemap, out);
+    passed
+}
+
+/// What may make a URL leave the folder its text starts with once a fetcher reads it: a dot
+/// segment ("/." or "/%2e"), or a tab or line break a fetcher removes (the walk's rule).
+fn may_leave(url: &str) -> bool {
+    url.contains("/.")
+        || url.contains("/%2e")
+        || url.contains("/%2E")
+        || url.contains(['\t', '\n', '\r'])
+}
+
+/// `value` as microseconds since 1970-01-01 UTC (Python compares aware datetimes so).
+pub fn instant(value: &DateTime) -> i64 {
+    let days = days_from_civil(value.year, value.month, value.day);
+    let seconds = days * 86_400
+        + i64::from(value.hour) * 3600
+        + i64::from(value.minute) * 60
+        + i64::from(value.second)
+        - i64::from(value.offset_seconds);
+    seconds * 1_000_000 + i64::from(value.microsecond)
+}
+
+/// Days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i32, month: u8, day: u8) -> i64 {
+    let (month, day) = (i64::from(month), i64::from(day));
+    let year = i64::from(year) - i64::from(month <= 2);
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(loc: &str, day: Option<u8>) -> Entry {
+        Entry {
+            loc: loc.into(),
+            lastmod: day.map(|day| DateTime {
+                year: 2024,
+                month: 5,
+                day,
+                ..DateTime::default()
+            }),
+            ..Entry::default()
+        }
+    }
+
+    fn date(year: i32, month: u8, day: u8, offset_seconds: i32) -> DateTime {
+        DateTime {
+            year,
+            month,
+            day,
+            offset_seconds,
+            ..DateTime::default()
+        }
+    }
+
+    #[test]
+    fn instants_count_from_1970_in_utc() {
+        assert_eq!(instant(&date(1970, 1, 1, 0)), 0);
+        assert_eq!(
+            instant(&date(1970, 1, 2, 3600)),
+            (86_400 - 3600) * 1_000_000
+        );
+        assert_eq!(instant(&date(2000, 3, 1, 0)), 951_868_800 * 1_000_000);
+        assert_eq!(instant(&date(1, 1, 1, 0)), -62_135_596_800 * 1_000_000);
+        assert_eq!(instant(&date(9999, 12, 31, 0)), 253_402_214_400 * 1_000_000);
+    }
+
+    #[test]
+    fn the_fast_scope_test_passes_prefixed_locs_that_cannot_leave() {
+        let gate = Gate {
+            scope: Some(vec!["https://e.com/".into(), "https://cdn.e.com/".into()]),
+            since: None,
+        };
+        assert!(gate.in_scope("https://e.com/a"));
+        assert!(gate.in_scope("https://cdn.e.com/b"));
+        for loc in [
+            "https://other.com/a",
+            "https://e.com/../admin",
+            "https://e.com/%2E%2e/admin",
+            "https://e.com/a\t/b",
+            "https://e.co",
+        ] {
+            assert!(!gate.in_scope(loc), "{loc}");
+        }
+        assert!(Gate::default().in_scope("anything at all"));
+    }
+
+    #[test]
+    fn scope_then_budget_then_since() {
+        let entries = [
+            entry("https://e.com/1", Some(1)),
+            entry("https://e.com/2", Some(20)),
+            entry("https://e.com/3", None),
+            entry("https://e.com/4", Some(2)),
+            entry("https://e.com/5", Some(30)),
+            entry("https://other.com/6", Some(30)),
+            entry("https://e.com/7", Some(30)),
+        ];
+        let since = instant(&date(2024, 5, 10, 0));
+        let gate = |undated| Gate {
+            scope: Some(vec!["https://e.com/".into()]),
+            since: Some((since, undated)),
+        };
+        let run = |gate: &Gate, room| {
+            let mut out = Vec::new();
+            let passed = write_passing(Format::Txt, &entries, "s", gate, room, &mut out);
+            (passed, String::from_utf8(out).unwrap())
+        };
+        let (passed, text) = run(&gate(true), usize::MAX);
+        assert_eq!((passed.read, passed.in_scope, passed.written), (5, 5, 3));
+        assert_eq!(text, "https://e.com/2\nhttps://e.com/3\nhttps://e.com/5\n");
+        let (passed, text) = run(&gate(false), 3);
+        assert_eq!((passed.read, passed.in_scope, passed.written), (3, 3, 1));
+        assert_eq!(text, "https://e.com/2\n");
+        let (passed, text) = run(&Gate::default(), 0);
+        assert_eq!((passed, text.as_str()), (Passed::default(), ""));
+    }
+}

@@ -1,0 +1,157 @@
+"""``dump --format jsonl|csv|txt`` under the compiled core writes its lines with the crate,
+and they are the bytes the pure core writes (``SITEMAP_READER_PURE=1``): on a local file,
+to stdout and to ``-o FILE``, and on a site served on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitemap_reader._core._xml._tokenizer import COMPILED, PURE_ENV
+from sitemap_reader._output._compiled import CSV_COMPILED
+from tests.support.cli import main_captured, run_cli
+from tests.support.http_site import ThreadedServer, sitemapindex, text, xml
+from tests.support.lines import native, spy_on_line_writer
+
+native()
+pytestmark = pytest.mark.skipif(not COMPILED, reason=f"the compiled core is off ({PURE_ENV})")
+
+FORMATS = [
+    "jsonl",
+    pytest.param("csv", marks=pytest.mark.skipif(not CSV_COMPILED, reason="csv stays Python's")),
+    "txt",
+]
+NAMESPACES = (
+    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+)
+
+
+def rich_urlset(base: str, n: int = 40) -> str:
+    """A urlset with every field and extension, text that JSON escapes and csv quotes, dates
+    in several offsets and with fractions, and every kind of priority."""
+    urls = []
+    for i in range(n):
+        parts = [f"<loc>{base}/p/{i}?a=1&amp;b=%22x,y%22&amp;q=caf\u00e9\u2028\U0001f600</loc>"]
+        if i % 2:
+            parts.append(f"<lastmod>2024-05-{1 + i % 28:02d}T10:{i % 60:02d}:07.25+05:30</lastmod>")
+        elif i % 3:
+            parts.append(f"<lastmod>20{10 + i % 15}-01-0{1 + i % 9}</lastmod>")
+        parts.append(f"<changefreq>{('daily', 'weekly', 'never')[i % 3]}</changefreq>")
+        parts.append(f"<priority>{('0.5', '1.0', '0.000001', '0.8')[i % 4]}</priority>")
+        if i % 4 == 0:
+            parts.append(
+                f"<image:image><image:loc>{base}/i/{i}.jpg</image:loc>"
+                f'<image:title>A "quoted" title\ttab \u00fc</image:title>'
+                "<image:caption>line one\nline two</image:caption></image:image>"
+            )
+        if i % 5 == 0:
+            parts.append(
+                f"<video:video><video:thumbnail_loc>{base}/t/{i}.jpg</video:thumbnail_loc>"
+                "<video:title>V</video:title><video:description>d \\ back</video:description>"
+                f"<video:duration>{i * 7}</video:duration><video:rating>4.25</video:rating>"
+                "<video:view_count>12345</video:view_count>"
+                "<video:publication_date>2023-02-03T04:05:06-08:00</video:publication_date>"
+                "<video:family_friendly>yes</video:family_friendly><video:live>no</video:live>"
+                "<video:tag>a</video:tag><video:tag>b,c</video:tag></video:video>"
+            )
+        if i % 6 == 0:
+            parts.append(
+                "<news:news><news:publication><news:name>The Times</news:name>"
+                "<news:language>en</news:language></news:publication>"
+                "<news:publication_date>2024-05-01T09:00:00Z</news:publication_date>"
+                "<news:title>Headline \u201cquoted\u201d</news:title></news:news>"
+            )
+        if i % 3 == 1:
+            parts += [
+                f'<xhtml:link rel="alternate" hreflang="de" href="{base}/de/{i}"/>',
+                (
+                    f'<xhtml:link rel="alternate" hreflang="x-default" href="{base}/{i}" '
+                    'media="only screen and (max-width: 640px)"/>'
+                ),
+            ]
+        urls.append("<url>" + "".join(parts) + "</url>")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NAMESPACES}>'
+        + "".join(urls)
+        + "</urlset>\n"
+    )
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The entries of each batch the real LineWriter wrote in this process."""
+    return spy_on_line_writer(monkeypatch)
+
+
+def pure_dump(monkeypatch: pytest.MonkeyPatch, *argv: str) -> bytes:
+    """``dump ARGV``'s stdout from the pure core, in a subprocess."""
+    with monkeypatch.context() as env:
+        env.setenv(PURE_ENV, "1")
+        done = run_cli("dump", *argv)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_dump_of_a_file_writes_the_pure_cores_bytes(
+    fmt: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    counted: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """To stdout and to -o FILE, every entry through the crate, the bytes of the pure core;
+    a compiled run in a subprocess writes them too."""
+    path = tmp_path / "rich.xml"
+    path.write_text(rich_urlset("https://shop.invalid"), encoding="utf-8")
+    expected = pure_dump(monkeypatch, str(path), "--format", fmt)
+    assert len(expected.splitlines()) == 40 + (fmt == "csv")
+
+    code, out, _ = main_captured(capsys, "dump", str(path), "--format", fmt)
+    assert code == 0
+    assert out.encode("utf-8") == expected
+    assert sum(counted) == 40
+
+    target = tmp_path / "out"
+    code, out, _ = main_captured(capsys, "dump", str(path), "--format", fmt, "-o", str(target))
+    assert code == 0 and out == ""
+    assert target.read_bytes() == expected
+    assert sum(counted) == 80
+
+    compiled = run_cli("dump", str(path), "--format", fmt)
+    assert compiled.returncode == 0 and compiled.stdout == expected
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_dump_of_a_site_writes_the_pure_cores_bytes(
+    fmt: str,
+    capsys: pytest.CaptureFixture[str],
+    counted: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A site read through robots.txt and an index of three sitemaps: the same lines as the
+    pure core's (the documents finish in any order: compared line by line, sorted), and one
+    sitemap read alone, the same bytes."""
+    with ThreadedServer() as s:
+        s.add("/robots.txt", text(f"Sitemap: {s.a('/index.xml')}\n"))
+        s.add("/index.xml", xml(sitemapindex(*(s.a(f"/s{i}.xml") for i in range(3)))))
+        for i in range(3):
+            s.add(f"/s{i}.xml", xml(rich_urlset(s.a(f"/{i}"), n=30 + i)))
+        expected = pure_dump(monkeypatch, s.a("/"), "--format", fmt)
+        code, out, _ = main_captured(capsys, "dump", s.a("/"), "--format", fmt)
+        assert code == 0
+        assert sorted(out.encode("utf-8").splitlines()) == sorted(expected.splitlines())
+        assert out.startswith("loc,") == (fmt == "csv")
+        assert sum(counted) == 93
+
+        one = pure_dump(monkeypatch, s.a("/s1.xml"), "--format", fmt, "--since", "2024-05-10")
+        code, out, _ = main_captured(
+            capsys, "dump", s.a("/s1.xml"), "--format", fmt, "--since", "2024-05-10"
+        )
+        assert code == 0 and out.encode("utf-8") == one
+        assert 0 < len(one.splitlines()) < 31  # --since kept some, in the crate's lines

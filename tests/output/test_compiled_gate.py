@@ -1,0 +1,126 @@
+"""The checks ``dump`` makes between the parser and the writer, made by the crate on its own
+records (``LineWriter.write_passing``: the seam a compiled parser writes lines through)
+against the Python walk's and command line's: the scope's fast test, the entry budget and
+``--since``."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_reader import ChangeFreq, Entry, ScopePolicy
+from sitemap_reader._core._walk._scope import Scope
+from sitemap_reader._output._lines import python_entry_writer
+from tests.support.lines import FORMATS, line_writer, native
+
+native()
+
+SITEMAPS = ["https://e.com/blog/s.xml", "https://e.com/s.xml", "http://e.com:8080/a/b/s.xml"]
+VOUCHED = ["", "https://e.com", "https://cdn.e.com"]
+_pieces = st.sampled_from(
+    ["https://e.com", "http://e.com:8080", "https://cdn.e.com", "https://e.co", "https://x.org"]
+)
+_paths = st.lists(
+    st.sampled_from(["/blog", "/a", "/b", "/.", "/..", "/%2e", "/%2E", "/x\t", "/\n", "/é", "/"]),
+    max_size=4,
+).map("".join)
+_locs = st.builds(str.__add__, _pieces, _paths)
+
+
+def _writer(fmt: str = "txt") -> Any:
+    return line_writer(fmt)
+
+
+@given(
+    sitemap=st.sampled_from(SITEMAPS),
+    policy=st.sampled_from(list(ScopePolicy)),
+    vouched=st.sampled_from(VOUCHED),
+    locs=st.lists(_locs, min_size=1, max_size=8),
+)
+def test_the_fast_scope_test_keeps_only_what_the_walk_keeps(
+    sitemap: str, policy: ScopePolicy, vouched: str, locs: list[str]
+) -> None:
+    """What the crate passes the walk's check passes too (it never keeps what scope drops),
+    and what the walk's whole-batch fast path passes, the crate passes: its reading stops
+    only where the walk would check URLs one by one."""
+    check = Scope(sitemap, policy, vouched).filter()
+    for loc in locs:
+        passed = _writer().write_passing([Entry(loc)], scope=check.prefixes, since=None)
+        assert passed is not None
+        assert passed[1] in (0, 1)
+        if passed[1]:
+            assert check.check(loc) is None, loc
+        if check.all_pass([loc]):
+            assert passed[1] == 1, loc
+    if check.all_pass(locs):
+        entries = [Entry(loc) for loc in locs]
+        assert _writer().write_passing(entries, scope=check.prefixes, since=None) == (
+            "".join(f"{loc}\n" for loc in locs).encode(),
+            len(locs),
+            len(locs),
+            len(locs),
+        )
+
+
+_UTC_DAYS = st.integers(min_value=-3, max_value=3)
+_offsets = st.integers(min_value=-86_399, max_value=86_399).map(
+    lambda s: timezone(timedelta(seconds=s))
+)
+_lastmods = st.none() | st.builds(
+    lambda day, minutes, micro, tz: (
+        (datetime(2024, 5, 10, 12, tzinfo=timezone.utc) + timedelta(days=day, minutes=minutes))
+        .replace(microsecond=micro)
+        .astimezone(tz)
+    ),
+    _UTC_DAYS,
+    st.integers(min_value=-1440, max_value=1440),
+    st.sampled_from([0, 1, 999_999]),
+    _offsets,
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@given(
+    lastmods=st.lists(_lastmods, max_size=10),
+    since=_lastmods.filter(lambda d: d is not None),
+    undated=st.booleans(),
+    room=st.integers(min_value=0, max_value=12),
+)
+def test_the_budget_and_since_keep_what_the_walk_and_dump_keep(
+    fmt: str, lastmods: list[datetime | None], since: datetime, undated: bool, room: int
+) -> None:
+    """Entries in scope: the first ``room`` kept (the walk's cut), then those at or after
+    ``since`` (and the undated ones unless strict, as dump keeps them), written as the
+    Python writer writes what is left."""
+    entries = [
+        Entry(f"https://e.com/{i}", lastmod, ChangeFreq.DAILY, 0.5, "https://e.com/s.xml")
+        for i, lastmod in enumerate(lastmods)
+    ]
+    budget = entries[:room]
+    kept = [e for e in budget if (undated if e.lastmod is None else e.lastmod >= since)]
+    text = io.StringIO()
+    write = python_entry_writer(fmt, text)
+    text.seek(0)
+    text.truncate()
+    write(kept)
+    passed = _writer(fmt).write_passing(
+        entries, scope=["https://e.com/"], since=since, keep_undated=undated, room=room
+    )
+    assert passed == (text.getvalue().encode(), len(budget), len(budget), len(kept))
+
+
+def test_several_documents_are_refused() -> None:
+    entries = [Entry("https://e.com/a", sitemap="a"), Entry("https://e.com/b", sitemap="b")]
+    with pytest.raises(ValueError, match="one document"):
+        _writer().write_passing(entries, scope=None, since=None)
+
+
+def test_a_naive_since_is_declined() -> None:
+    """--since is aware; a naive one is no value the command line makes."""
+    naive = datetime(2024, 5, 1)
+    assert _writer().write_passing([Entry("https://e.com/a")], scope=None, since=naive) is None
