@@ -1,7 +1,8 @@
-//! The records of a urlset, field for field and in the same order as the Python dataclasses
-//! `Entry`, `Image`, `Video`, `News` and `Alternate` (sitemap_reader/_base/_models.py): the
-//! same names, `Option` for `X | None`, `Vec` for a tuple. An entry's `sitemap` is not kept
-//! per record: every entry of a document shares it, so whoever writes them takes it once.
+//! The records of a sitemap, field for field and in the same order as the Python
+//! dataclasses `Entry`, `SitemapRef`, `Image`, `Video`, `News` and `Alternate`
+//! (sitemap_reader/_base/_models.py): the same names, `Option` for `X | None`, `Vec` for a
+//! tuple. An entry's `sitemap` (a reference's `source`) is not kept per record: every
+//! record of a document shares it, so whoever writes them takes it once.
 
 /// The protocol's `<changefreq>` values (Python's `ChangeFreq`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -122,6 +123,14 @@ pub struct Entry {
     pub videos: Vec<Video>,
     pub news: Vec<News>,
     pub alternates: Vec<Alternate>,
+}
+
+/// An index's `<sitemap>` (Python's `SitemapRef`); its `source` is the document's, as an
+/// entry's `sitemap` is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SitemapRef {
+    pub loc: String,
+    pub lastmod: Option<DateTime>,
 }
 
 #[cfg(test)]
