@@ -2,16 +2,16 @@
 //! the document is scanned whole and again in the chunks the control bytes choose, and
 //! both reads must agree. A target is an impl of [`Chunked`] and one call to [`check`].
 //!
-//! The control bytes: the first says how many cuts (`b % 9`; 0 to 8), whether the bounds
-//! are tight (bit 0x40: a small token bound makes every limit reachable in a short input)
-//! and whether a short document is also fed byte by byte (bit 0x80); then two bytes per
-//! cut, each a position in the document (little-endian, modulo its length plus one).
+//! The control bytes: the first says how many cuts (`b % 9`; 0 to 8) and whether a short
+//! document is also fed byte by byte (bit 0x80); then two bytes per cut, each a position in
+//! the document (little-endian, modulo its length plus one). The token bound is the
+//! target's: the default one, or [`TIGHT_TOKEN_BYTES`] to reach every limit in a short input.
 
 #![forbid(unsafe_code)]
 
 use std::fmt::Debug;
 
-/// The token bound of the tight inputs.
+/// The token bound of the tight targets.
 pub const TIGHT_TOKEN_BYTES: usize = 64;
 /// Documents up to this length are also fed byte by byte when the input asks.
 pub const BYTEWISE_MAX: usize = 512;
@@ -41,7 +41,7 @@ pub struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     /// None for an input too short to hold its own control bytes.
-    pub fn decode(input: &'a [u8], default_token_bytes: usize) -> Option<Self> {
+    pub fn decode(input: &'a [u8], max_token_bytes: usize) -> Option<Self> {
         let (&head, rest) = input.split_first()?;
         let count = usize::from(head % 9);
         if rest.len() < 2 * count {
@@ -53,11 +53,6 @@ impl<'a> Plan<'a> {
             .map(|p| usize::from(u16::from_le_bytes([p[0], p[1]])) % (doc.len() + 1))
             .collect();
         cuts.sort_unstable();
-        let max_token_bytes = if head & 0x40 != 0 {
-            TIGHT_TOKEN_BYTES
-        } else {
-            default_token_bytes
-        };
         let bytewise = head & 0x80 != 0 && doc.len() <= BYTEWISE_MAX;
         Some(Self {
             doc,
@@ -96,8 +91,8 @@ pub fn read<S: Chunked>(chunks: &[&[u8]], max_token_bytes: usize) -> Outcome<S> 
 
 /// The fuzz check: the whole document and its chunks (and its bytes, if asked) give the
 /// same records and the same verdict. Panics (a finding) when they do not.
-pub fn check<S: Chunked>(input: &[u8], default_token_bytes: usize) {
-    let Some(plan) = Plan::decode(input, default_token_bytes) else {
+pub fn check<S: Chunked>(input: &[u8], max_token_bytes: usize) {
+    let Some(plan) = Plan::decode(input, max_token_bytes) else {
         return;
     };
     let whole = read::<S>(&[plan.doc], plan.max_token_bytes);
@@ -138,11 +133,12 @@ mod tests {
 
     #[test]
     fn the_control_bytes_choose_the_cuts() {
-        // 0xC8: 200 % 9 = two cuts (at 3 and 1: sorted), a tight bound, bytewise
-        let input = [0xC8, 3, 0, 1, 0, b'a', b'b', b'c', b'd'];
+        // 0x83: 131 % 9 = five cuts, bytewise; 0x80: 128 % 9 = two cuts (at 3 and 1), bytewise
+        assert!(Plan::decode(&[0x83, 3, 0, 1, 0, b'a', b'b'], 1000).is_none());
+        let input = [0x80, 3, 0, 1, 0, b'a', b'b', b'c', b'd'];
         let plan = Plan::decode(&input, 1000).unwrap();
         assert_eq!(plan.cuts, [1, 3]);
-        assert_eq!(plan.max_token_bytes, TIGHT_TOKEN_BYTES);
+        assert_eq!(plan.max_token_bytes, 1000);
         assert!(plan.bytewise);
         assert_eq!(plan.chunks(), [&b"a"[..], b"bc", b"d"]);
         assert!(Plan::decode(&[2, 0], 1000).is_none());
