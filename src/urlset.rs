@@ -853,7 +853,11 @@ mod tests {
             let mut split = UrlsetScanner::new(max_token_bytes);
             let mut got = split.feed(&doc[..cut]);
             got.extend(split.close_with(&doc[cut..]));
-            assert_eq!((&got, split.error().map(|e| e.kind)), (&records, kind), "cut {cut}");
+            assert_eq!(
+                (&got, split.error().map(|e| e.kind)),
+                (&records, kind),
+                "cut {cut}"
+            );
         }
         kind
     }
