@@ -12,12 +12,10 @@ would run, for ``sitemap-reader --version``.
 
 from __future__ import annotations
 
-import os
 from typing import Protocol
 
+from .._pure import PURE_ENV, pure_requested
 from ._urlscan import Fault, Fields, PyUrlsetScanner
-
-PURE_ENV = "SITEMAP_READER_PURE"
 
 
 class Scanner(Protocol):
@@ -32,7 +30,7 @@ class ScannerType(Protocol):
 
 
 def _choose() -> tuple[ScannerType, str]:
-    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    if pure_requested():
         return PyUrlsetScanner, f"python, {PURE_ENV}"
     try:
         from ... import _native
