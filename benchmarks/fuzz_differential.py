@@ -16,8 +16,8 @@ differs alike: "both paths") a split dependence of the reader above both. The in
 reading and the chunks are written to ``--findings`` as JSON, shrunk to a small document
 that still differs, and a command to replay it is printed (``--replay FILE``). An exception
 out of either path, or a Problem of kind ``error`` (a caught panic of the compiled core),
-counts as one too. The run prints the count and the rate (inputs/s) at its end; the exit status is 1 when
-anything was found.
+counts as one too. The run prints the count and the rate (inputs/s) at its end; the exit
+status is 1 when anything was found.
 """
 
 from __future__ import annotations
