@@ -279,6 +279,19 @@ mod tests {
     }
 
     #[test]
+    fn a_long_line_holds_at_most_the_bound() {
+        // Memory: a line fed in small pieces is held up to the bound, then dropped.
+        let mut scanner = TextScanner::new(100);
+        let mut lines = Vec::new();
+        for _ in 0..10_000 {
+            lines.extend(scanner.feed(b"https:/"));
+            assert!(scanner.rest.len() <= 100 && scanner.rest.capacity() <= 256);
+        }
+        lines.extend(scanner.feed(b"\nhttp://a/\n"));
+        assert_eq!(lines, [TextLine::TooLong, url("http://a/")]);
+    }
+
+    #[test]
     fn the_bound_is_on_the_line_before_stripping() {
         assert_eq!(scan(&[b"  abcd  \n"], 8).0, [url("abcd")]);
         assert_eq!(scan(&[b"  abcd   \n"], 8).0, [TextLine::TooLong]);
