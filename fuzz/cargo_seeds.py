@@ -21,7 +21,7 @@ from .mutate import dictionary
 from .seeds import MADE, SEED_LEN, corpus_docs, fixture_docs
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("urlset_split", "urlset_tight")
+TARGETS = ("urlset_split", "urlset_tight", "text_split")
 
 
 def control(rng: random.Random, size: int) -> bytes:

@@ -127,6 +127,25 @@ impl Chunked for sitemap_reader_native::UrlsetScanner {
     }
 }
 
+/// The crate's text scanner: its lines, and at the end what it counted.
+impl Chunked for sitemap_reader_native::text::TextScanner {
+    type Record = sitemap_reader_native::text::TextLine;
+    type Verdict = (u64, bool);
+
+    fn with_token_bound(max_token_bytes: usize) -> Self {
+        Self::new(max_token_bytes)
+    }
+    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record> {
+        self.feed(data)
+    }
+    fn close(&mut self) -> Vec<Self::Record> {
+        self.close()
+    }
+    fn verdict(&self) -> Option<Self::Verdict> {
+        Some((self.lines(), self.urlish()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +161,13 @@ mod tests {
         assert!(plan.bytewise);
         assert_eq!(plan.chunks(), [&b"a"[..], b"bc", b"d"]);
         assert!(Plan::decode(&[2, 0], 1000).is_none());
+    }
+
+    #[test]
+    fn a_text_sitemap_agrees_with_itself() {
+        let mut input = vec![0x81, 2, 0, 7, 0, 20, 0];
+        input.extend_from_slice(b"\xEF\xBB\xBFhttps://a/\r\n x\xff \n/p");
+        check::<sitemap_reader_native::text::TextScanner>(&input, 8);
     }
 
     #[test]
