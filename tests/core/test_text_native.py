@@ -3,10 +3,10 @@
 Hypothesis builds text sitemaps (absolute, relative and broken URLs, prose, blank and
 white-space lines, CRLF/CR/LF line ends, a BOM at the start or later, bytes that are not
 UTF-8, lines over the bound, a cut end) and reads them under default or small limits
-(``max_token_bytes``, ``max_urls`` with and without the cut, ``max_loc_length``),
-with and without ``resolve_relative``. ``SitemapParser`` with the compiled handler, fed
-whole, at every two-way split and byte by byte, must give exactly the events of the
-reference fed whole; the corpus' text files too.
+(``max_token_bytes``, ``max_urls`` with and without the cut, ``max_loc_length``,
+``max_bytes``), with and without ``resolve_relative``. ``SitemapParser`` with the compiled
+handler, fed whole, at every two-way split and byte by byte, must give exactly the events
+of the reference fed whole; the corpus' text files too.
 """
 
 from __future__ import annotations
@@ -130,6 +130,7 @@ _LIMITS = st.sampled_from(
         Limits(max_token_bytes=48, max_urls=2),
         Limits(max_urls=2, cut_at_max_urls=True),
         Limits(max_token_bytes=64, max_loc_length=30, max_urls=3, cut_at_max_urls=True),
+        Limits(max_bytes=120, max_token_bytes=48),  # cut mid-line: the handler aborted
     ]
 )
 
