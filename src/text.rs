@@ -58,11 +58,21 @@ impl TextScanner {
 
     /// Take the next bytes of the document; return the lines they completed.
     pub fn feed(&mut self, data: &[u8]) -> Vec<TextLine> {
-        let mut data = data;
         if self.first {
+            // A byte-order mark may come cut: its first bytes wait for the rest of it.
+            let mut head = std::mem::take(&mut self.rest);
+            head.extend_from_slice(data);
+            if head.len() < BOM.len() && BOM.starts_with(&head) {
+                self.rest = head;
+                return Vec::new();
+            }
             self.first = false;
-            data = data.strip_prefix(BOM).unwrap_or(data);
+            return self.lines_of(head.strip_prefix(BOM).unwrap_or(&head));
         }
+        self.lines_of(data)
+    }
+
+    fn lines_of(&mut self, data: &[u8]) -> Vec<TextLine> {
         let limit = self.max_line_bytes;
         let mut start = 0;
         for end in memchr_iter(b'\n', data) {
@@ -235,6 +245,15 @@ mod tests {
     fn a_bom_counts_only_at_the_start() {
         let (lines, _, _) = scan(&[b"a\n", b"\xEF\xBB\xBFb"], 1024);
         assert_eq!(lines, [url("a"), url("\u{FEFF}b")]);
+        // (cargo fuzz) cut, it is skipped all the same; a lone first byte is a line.
+        let bom_cut: &[&[u8]] = &[b"\xEF", b"", b"\xBB", b"\xBFa\n\xEF\xBB\xBFb"];
+        assert_eq!(scan(bom_cut, 1024).0, [url("a"), url("\u{FEFF}b")]);
+        let lone = scan(&[b"\xEF"], 1024).0;
+        assert_eq!(lone, [TextLine::NotUtf8("%EF".into())]);
+        assert_eq!(
+            scan(&[b"\xEF\xBB", b"x"], 1024).0,
+            scan(&[b"\xEF\xBBx"], 1024).0
+        );
     }
 
     #[test]
