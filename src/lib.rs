@@ -8,6 +8,7 @@
 //! - [`lines`]: the writer of jsonl / csv / txt lines from [`record`]'s records.
 //! - [`urlset::UrlsetScanner`]: an older standalone sans-IO tokenizer of plain urlsets,
 //!   kept for its own tests and `benchmarks/bench_native.py`.
+//! - [`text::TextScanner`]: the byte work of plain-text sitemaps, which the reader uses.
 //!
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
@@ -20,6 +21,7 @@ pub mod lines;
 mod names;
 pub mod record;
 mod refs;
+pub mod text;
 pub mod urlset;
 
 #[cfg(test)]
@@ -31,5 +33,7 @@ mod py;
 mod py_block;
 #[cfg(feature = "python")]
 mod pylines;
+#[cfg(feature = "python")]
+mod pytext;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_reader._core._xml._tokenizer import COMPILED, PURE_ENV
+from sitemap_reader._core._pure import PURE_ENV
+from sitemap_reader._core._xml._tokenizer import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
 from tests.support.cli import main_captured, run_cli
 from tests.support.http_site import ThreadedServer, sitemapindex, text, xml
