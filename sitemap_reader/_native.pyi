@@ -4,9 +4,10 @@ Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
-from typing import Final, final
+from collections.abc import Callable
+from typing import Any, Final, final
 
-__all__ = ["UrlsetScanner", "__version__", "build_profile"]
+__all__ = ["BlockScanner", "UrlsetScanner", "__version__", "build_profile", "caught_panics"]
 
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
@@ -28,3 +29,34 @@ class UrlsetScanner:
     @property
     def error(self) -> tuple[str, int, str] | None:
         """(kind, byte offset, message) of the fault that ended the document, or None."""
+
+@final
+class BlockScanner:
+    """The fast path of the XML reader, compiled: ``_scan.Scanner``'s contract.
+
+    ``doc`` is the ``Document`` read; ``kinds`` the element kind of each prefix the root
+    declares; ``read(bytes, at)`` gives expat the bytes of a block the scanner did not
+    take, ``settled(tag_len)`` says whether expat closed the record there; ``types`` the
+    package's classes and record functions (``_tokenizer._TYPES``: the module imports
+    nothing of the package). ``panic_for_tests`` makes the scan panic, for the test that
+    a caught panic ends the document with a problem.
+    """
+
+    def __new__(
+        cls,
+        doc: Any,
+        *,
+        index: bool,
+        kinds: dict[str, int],
+        read: Callable[[bytes, int | None], bool],
+        settled: Callable[[int], bool],
+        types: tuple[Any, ...],
+        panic_for_tests: bool = False,
+    ) -> BlockScanner: ...
+    def feed(self, data: bytes) -> bytes | None:
+        """None while the scanner goes on, else the bytes to give expat (it stopped)."""
+    def finish(self) -> bytes:
+        """End of input: the bytes not consumed, for expat."""
+
+def caught_panics() -> int:
+    """How many panics the compiled core caught in this process (each one a bug)."""

@@ -1,14 +1,22 @@
 //! The compiled core of sitemap-reader.
 //!
-//! For now one piece: [`urlset::UrlsetScanner`], a sans-IO tokenizer of plain urlsets on
-//! quick-xml. It is not the reader's core yet: the Python package keeps its own parser
-//! until this one yields the same records and problems. The Rust part is free of PyO3
-//! (`cargo test` needs no libpython); the `python` feature adds the bindings.
+//! - [`block`]: the XML reader's fast path, the compiled form of the Python scanner
+//!   (`sitemap_reader/_core/_xml/_scan.py`): whole `<url>` / `<sitemap>` blocks read with
+//!   quick-xml in a strict subset and judged as the Python record functions judge them,
+//!   every other block handed to expat under the same contract; its records are
+//!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.
+//! - [`urlset::UrlsetScanner`]: an older standalone sans-IO tokenizer of plain urlsets,
+//!   kept for its own tests and `benchmarks/bench_native.py`.
+//!
+//! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
+//! adds the bindings.
 
 #![forbid(unsafe_code)]
 
+pub mod block;
 pub mod guard;
 mod names;
+pub mod record;
 mod refs;
 pub mod urlset;
 
@@ -17,5 +25,7 @@ mod proptests;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod py_block;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

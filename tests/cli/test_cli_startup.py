@@ -38,8 +38,6 @@ _NETWORK = (
     "sitemap_reader._io._http._fetch",
 )
 _FEEDS = ("feedparser",)
-# Not the reader's core yet: loaded by --version alone, to say which tokenizer would run.
-_TOKENIZER = ("sitemap_reader._core._xml._tokenizer", "sitemap_reader._native")
 _CHECKS = (
     "sitemap_reader._check._checker",
     "sitemap_reader._check._lint",
@@ -86,7 +84,6 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
     assert _loaded(modules, _NETWORK) == []
     assert _loaded(modules, _FEEDS) == []
     assert _loaded(modules, _CHECKS) == []
-    assert _loaded(modules, _TOKENIZER) == []
 
 
 def test_check_loads_its_findings_and_outputs_when_it_runs(tmp_path: Path, sitemap: Path) -> None:

@@ -56,28 +56,29 @@ def test_the_compiled_core_is_in_use_under_ci() -> None:
     if not CI and not _native_scan.COMPILED:
         pytest.skip(f"not built here ({_native_scan.describe()}): pip install -e . builds it")
     assert _native_scan.COMPILED, _native_scan.describe()
-    assert "tokenizer: rust" in _python("import sitemap_reader._cli as c; c.main(['--version'])")
+    assert "core: rust" in _python("import sitemap_reader._cli as c; c.main(['--version'])")
 
 
 def test_the_environment_variable_selects_the_python_core() -> None:
-    code = "from sitemap_reader._core._xml import _tokenizer as n; print(n.COMPILED, n.describe())"
-    assert _python(code, SITEMAP_READER_PURE="1") == (
-        "False core: python; tokenizer: python, SITEMAP_READER_PURE"
-    )
+    code = "from sitemap_reader._core._xml import _tokenizer as n, _scan\n"
+    code += "print(n.COMPILED, n.describe(), n.new_scanner is _scan.Scanner)"
+    assert _python(code, SITEMAP_READER_PURE="1") == "False core: python, SITEMAP_READER_PURE True"
 
 
 def test_a_missing_extension_falls_back_to_python_without_an_error() -> None:
     # sys.modules[name] = None makes "import name" raise ImportError, as a missing file does.
     code = (
         "import sys; sys.modules['sitemap_reader._native'] = None\n"
-        "from sitemap_reader._core._xml import _tokenizer as n\n"
+        "from sitemap_reader._core._xml import _tokenizer as n, _scan\n"
         "s = n.UrlsetScanner()\n"
-        "print(n.COMPILED, s.feed(b'<urlset><url><loc>https://e.com/</loc></url></urlset>'))"
+        "print(n.COMPILED, s.feed(b'<urlset><url><loc>https://e.com/</loc></url></urlset>'),"
+        " n.new_scanner is _scan.Scanner)"
     )
-    assert _python(code, SITEMAP_READER_PURE="") == ("False [('https://e.com/', None, None, None)]")
+    want = "False [('https://e.com/', None, None, None)] True"
+    assert _python(code, SITEMAP_READER_PURE="") == want
     version = "import sys; sys.modules['sitemap_reader._native'] = None\n"
     version += "import sitemap_reader._cli as c; c.main(['--version'])"
-    assert "tokenizer: python, no compiled core" in _python(version, SITEMAP_READER_PURE="")
+    assert "core: python, no compiled core" in _python(version, SITEMAP_READER_PURE="")
 
 
 def _artifact(variable: str) -> Path:

@@ -22,6 +22,7 @@ from .._doc import Document
 from .._formats._feed import FeedBuffer
 from .._halt import Stop, TooDeep
 from .._sniff import SNIFF_BYTES, declares, root_format, sniff_broken
+from . import _tokenizer
 from ._expat import (
     NO_ELEMENTS,
     TRUNCATION_CODES,
@@ -30,7 +31,7 @@ from ._expat import (
     position,
     refusal,
 )
-from ._scan import PROLOG, Scanner, eligible
+from ._scan import PROLOG, eligible
 from ._sitemap import SitemapMachine
 
 _FEEDS = (Format.RSS, Format.ATOM)
@@ -44,7 +45,7 @@ class XmlHandler:
         self.fast = fast  # allow the scanner; the exact path alone when False
         self.format: Format | None = None
         self._prolog: bytearray | None = bytearray()
-        self._scanner: Scanner | None = None
+        self._scanner: _tokenizer.BlockScanner | None = None
         self._scanned = 0  # bytes given to the scanner
         self._origin = 0  # where the scanner's input starts in the document
         self._root_local = ""
@@ -125,7 +126,7 @@ class XmlHandler:
             and self.format in (Format.URLSET, Format.SITEMAPINDEX)
         ):
             self._origin = split
-            self._scanner = Scanner(
+            self._scanner = _tokenizer.new_scanner(
                 self.doc,
                 index=self.format is Format.SITEMAPINDEX,
                 kinds=kinds,

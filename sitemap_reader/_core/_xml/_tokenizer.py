@@ -1,20 +1,32 @@
-"""Which urlset tokenizer runs: the compiled one or its Python reference.
+"""Which core reads the XML sitemaps: the compiled one or its Python reference.
 
 The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` is set
 (to anything but "" or "0") or it cannot be imported (a build without Rust, a platform
-with no wheel): then ``._urlscan``, with no error. Both keep one contract (see
-``sitemap_reader/_native.pyi``).
+with no wheel): then the Python code, with no error. Two pieces are chosen here:
 
-It is not the reader's core yet: ``SitemapParser`` keeps the Python parser until the
-compiled one yields the same records and problems. ``describe()`` says what
-would run, for ``sitemap-reader --version``.
+- ``new_scanner``, the fast path of ``XmlHandler`` (``._document``): the compiled
+  ``BlockScanner`` or the Python ``._scan.Scanner``, one constructor and one handover
+  contract with expat. The compiled one is given the package's record classes and record
+  functions, since ``_native`` imports nothing of the package: a block it does not judge
+  exactly as Python goes to ``emit_entry`` / ``emit_ref``, an odd block to expat.
+- ``UrlsetScanner``, the older standalone urlset tokenizer (``._urlscan`` is its Python
+  reference), kept for its own tests and ``benchmarks/bench_native.py``.
+
+``describe()`` says what runs, for ``sitemap-reader --version``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
+from ..._base._models import Alternate, ChangeFreq, Entry, Image, ProblemKind, SitemapRef
+from .._doc import Document
+from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
+from ._records import emit_entry, emit_ref
+from ._scan import Scanner as PyScanner
 from ._urlscan import Fault, Fields, PyUrlsetScanner
 
 PURE_ENV = "SITEMAP_READER_PURE"
@@ -31,20 +43,94 @@ class ScannerType(Protocol):
     def __call__(self, *, max_token_bytes: int = ...) -> Scanner: ...
 
 
-def _choose() -> tuple[ScannerType, str]:
+class BlockScanner(Protocol):
+    """The fast path's scanner (see ``._scan.Scanner``)."""
+
+    def feed(self, data: bytes, /) -> bytes | None: ...
+    def finish(self) -> bytes: ...
+
+
+class NewScanner(Protocol):
+    def __call__(
+        self,
+        doc: Document,
+        *,
+        index: bool,
+        kinds: dict[str, int],
+        read: Callable[[bytes, int | None], bool],
+        settled: Callable[[int], bool],
+    ) -> BlockScanner: ...
+
+
+# What the compiled scanner builds with, in the order it takes them (src/py_block.rs).
+_TYPES = (
+    Entry,
+    SitemapRef,
+    Image,
+    Alternate,
+    tuple(
+        ChangeFreq(word)
+        for word in ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+    ),
+    datetime,
+    timezone,
+    timedelta,
+    timezone.utc,
+    emit_entry,
+    emit_ref,
+    ProblemKind.ERROR,
+    CONTAINERS[(IMAGE, "image")].build,
+    alternate_of,
+    # The containers Python builds from the fields the compiled core reads (images are
+    # built in Rust): their element, each field's (kind, local name, name, repeated),
+    # their builder and their slot among an entry's extensions.
+    tuple(
+        (
+            kind,
+            local,
+            tuple((k, n, name, name in REPEATED) for (k, n), name in spec.fields.items()),
+            spec.build,
+            spec.slot,
+        )
+        for (kind, local), spec in CONTAINERS.items()
+        if kind != IMAGE
+    ),
+)
+
+
+def _compiled_block_scanner(native: object) -> NewScanner:
+    block_scanner = native.BlockScanner  # type: ignore[attr-defined]
+
+    def new_scanner(
+        doc: Document,
+        *,
+        index: bool,
+        kinds: dict[str, int],
+        read: Callable[[bytes, int | None], bool],
+        settled: Callable[[int], bool],
+    ) -> BlockScanner:
+        scanner: BlockScanner = block_scanner(
+            doc, index=index, kinds=kinds, read=read, settled=settled, types=_TYPES
+        )
+        return scanner
+
+    return new_scanner
+
+
+def _choose() -> tuple[ScannerType, NewScanner, str]:
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
-        return PyUrlsetScanner, f"python, {PURE_ENV}"
+        return PyUrlsetScanner, PyScanner, f"python, {PURE_ENV}"
     try:
         from ... import _native
     except ImportError:
-        return PyUrlsetScanner, "python, no compiled core"
-    return _native.UrlsetScanner, f"rust, {_native.build_profile}"
+        return PyUrlsetScanner, PyScanner, "python, no compiled core"
+    return _native.UrlsetScanner, _compiled_block_scanner(_native), f"rust, {_native.build_profile}"
 
 
-UrlsetScanner, _WHICH = _choose()
+UrlsetScanner, new_scanner, _WHICH = _choose()
 COMPILED = UrlsetScanner is not PyUrlsetScanner
 
 
 def describe() -> str:
-    """The cores, as ``--version`` prints them (short: argparse wraps it)."""
-    return f"core: python; tokenizer: {_WHICH}"
+    """The core, as ``--version`` prints it (short: argparse wraps it)."""
+    return f"core: {_WHICH}"

@@ -1,0 +1,162 @@
+//! Properties of the block scanner: on valid UTF-8, any split of the input gives the same
+//! records built and the same fields handed to Python (a block is taken whole or not at
+//! all, whatever the chunking), the bytes it hands to expat are the input's own once the
+//! fillers are taken out, and no input makes it panic.
+
+use proptest::prelude::*;
+
+use super::read::{Container, IMAGE, XHTML};
+use super::scan::{BlockScanner, Limits, Record, Step};
+use super::Fields;
+
+#[derive(Debug, Default, PartialEq)]
+struct Seen {
+    records: Vec<Record>,
+    judged: Vec<Fields>,
+    expat: Vec<u8>, // what expat was given, fillers included
+}
+
+fn limits() -> Limits {
+    Limits {
+        max_urls: 50_000,
+        max_loc_length: 2_048,
+        max_token_bytes: 1 << 20,
+    }
+}
+
+fn scanner() -> BlockScanner {
+    let kinds = vec![("image".to_owned(), IMAGE), ("xhtml".to_owned(), XHTML)];
+    let video = Container {
+        kind: 2,
+        local: "video".to_owned(),
+        fields: vec![(2, "title".to_owned())],
+    };
+    let mut scanner = BlockScanner::new(kinds, vec![video], false, limits());
+    scanner.entries = 0;
+    scanner
+}
+
+/// Feed `data` cut at `cuts`, playing Python's part: a judged record counts as an entry,
+/// and expat closes a record at every end tag it is given.
+fn scan(data: &[u8], cuts: &[usize]) -> Seen {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (data.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut scanner = scanner();
+    let mut seen = Seen::default();
+    let mut start = 0;
+    let mut stopped = false;
+    for cut in cuts.into_iter().chain([data.len()]) {
+        let piece = &data[start..cut];
+        start = cut;
+        if stopped {
+            seen.expat.extend_from_slice(piece);
+            continue;
+        }
+        if let Some(rest) = scanner.push(piece) {
+            seen.expat.extend(rest);
+            stopped = true;
+            continue;
+        }
+        loop {
+            match scanner.run(&mut seen.records) {
+                Step::Wait => break,
+                Step::Judge(fields) => {
+                    scanner.entries += 1;
+                    seen.judged.push(fields);
+                }
+                Step::Send { data, tag, .. } => {
+                    seen.expat.extend(data);
+                    if tag.is_some() {
+                        scanner.settled();
+                    }
+                }
+                Step::Stop(rest) => {
+                    seen.expat.extend(rest);
+                    stopped = true;
+                    break;
+                }
+            }
+            scanner.entries = (seen.records.len() + seen.judged.len()) as u64;
+        }
+    }
+    if !stopped {
+        seen.expat.extend(scanner.finish());
+    }
+    seen
+}
+
+fn block() -> impl Strategy<Value = String> {
+    let loc = prop::sample::select(vec![
+        "https://example.com/a",
+        " https://example.com/caf\u{e9}?q=1&amp;r=2 ",
+        "<![CDATA[https://example.com/c]]>",
+        "/relative",
+        "",
+        "\r\nhttps://example.com/&#97;\r",
+    ]);
+    let lastmod = prop::sample::select(vec!["", "2024-03-05", "2024-03-05T10:20:30+02:00", "junk"]);
+    let extra = prop::sample::select(vec![
+        "",
+        "<image:image><image:loc>https://example.com/i</image:loc></image:image>",
+        "<image:image><image:title>t</image:title></image:image>",
+        "<xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://example.com/de\"/>",
+        "<xhtml:link rel='alternate' href='/rel'></xhtml:link>",
+        "<video:video><video:x><video:title>v</video:title></video:x></video:video>",
+        "<!-- a comment -->",
+        "<other>x</other>",
+        "<loc>again</loc>",
+    ]);
+    let ws = prop::sample::select(vec!["", "\n", "\r\n\t", "  "]);
+    (loc, lastmod, extra, ws).prop_map(|(loc, lastmod, extra, ws)| {
+        format!("{ws}<url>{ws}<loc>{loc}</loc><lastmod>{lastmod}</lastmod>{extra}{ws}</url >")
+    })
+}
+
+fn document() -> impl Strategy<Value = Vec<u8>> {
+    (prop::collection::vec(block(), 0..12), any::<bool>()).prop_map(|(blocks, close)| {
+        let mut text = blocks.concat();
+        if close {
+            text.push_str("\n</urlset>\n");
+        }
+        text.into_bytes()
+    })
+}
+
+/// The input with the fillers (runs of line breaks and spaces the scanner stands in for
+/// what it consumed) taken out, as a multiset of its other bytes.
+fn non_space(bytes: &[u8]) -> Vec<u8> {
+    let mut kept: Vec<u8> = bytes
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .collect();
+    kept.sort_unstable();
+    kept
+}
+
+proptest! {
+    #[test]
+    fn any_split_takes_the_same_blocks(data in document(), cuts in prop::collection::vec(any::<usize>(), 0..8)) {
+        let whole = scan(&data, &[]);
+        let split = scan(&data, &cuts);
+        prop_assert_eq!(&split.records, &whole.records);
+        prop_assert_eq!(&split.judged, &whole.judged);
+        prop_assert_eq!(non_space(&split.expat), non_space(&whole.expat));
+    }
+
+    #[test]
+    fn what_expat_is_given_is_the_input_but_the_blocks_taken(data in document()) {
+        let seen = scan(&data, &[]);
+        let taken = seen.records.len() + seen.judged.len();
+        let blocks = data.windows(6).filter(|w| w == b"</url ").count();
+        let odd = String::from_utf8_lossy(&seen.expat).matches("</url ").count();
+        prop_assert_eq!(taken + odd, blocks);
+    }
+
+    #[test]
+    fn no_input_panics(data in prop::collection::vec(any::<u8>(), 0..400), cuts in prop::collection::vec(any::<usize>(), 0..6)) {
+        let mut doc = b"<url><loc>https://example.com/</loc></url>".to_vec();
+        doc.extend(data);
+        scan(&doc, &cuts);
+    }
+}

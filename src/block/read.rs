@@ -1,0 +1,544 @@
+//! One whole `<url>` (or index `<sitemap>`) block, read with quick-xml in a strict
+//! subset: the fields, `<image:image>` with its fields and `<xhtml:link rel="alternate">`
+//! under the prefixes the root declared, text, CDATA and references. Anything else, or
+//! anything expat might judge otherwise, is odd: the block is expat's.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
+
+use super::check::plain_loc;
+use super::text::{attribute_value, push_chars, push_ref, py_strip, Odd};
+use crate::record::{Alternate, Image};
+
+/// The element kinds of `_extensions` (what a prefix's namespace is).
+pub const CORE: u8 = 0;
+pub const IMAGE: u8 = 1;
+pub const XHTML: u8 = 4;
+
+/// The raw (decoded, stripped) fields of a block and its extensions in document order.
+#[derive(Debug, Default, PartialEq)]
+pub struct Fields {
+    pub loc: Option<String>,
+    pub lastmod: Option<String>,
+    pub changefreq: Option<String>,
+    pub priority: Option<String>,
+    pub exts: Vec<Ext>,
+}
+
+/// An extension of a block: built here when Python would note nothing about it, else
+/// its values for Python's builder (`_extensions._image`, `alternate_of`), which counts
+/// what it notes.
+#[derive(Debug, PartialEq)]
+pub enum Ext {
+    Image(Image),
+    Alternate(Alternate),
+    /// An image without its loc: (loc, caption, title, geo_location, license) as read.
+    PyImage([Option<String>; 5]),
+    /// An alternate whose href is not in `check_loc`'s fast branch: (hreflang, href,
+    /// media), the attributes' values as expat gives them.
+    PyAlternate([Option<String>; 3]),
+    /// A video or news container (the index of its `Container` among those given):
+    /// its fields' (name, value) in document order, for its Python builder.
+    PyContainer(usize, Vec<(usize, String)>),
+}
+
+/// An extension container Python builds (`_extensions.CONTAINERS`, but images): its
+/// element, and the field of each element within it, at any depth.
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub kind: u8,
+    pub local: String,
+    pub fields: Vec<(u8, String)>, // (kind, local name); a field is its index here
+}
+
+/// Deeper than this below a container, a block is expat's (which bounds the depth).
+const CONTAINER_DEPTH: usize = 8;
+
+impl Fields {
+    /// True when every extension was built here.
+    pub fn built(&self) -> bool {
+        self.exts
+            .iter()
+            .all(|e| matches!(e, Ext::Image(_) | Ext::Alternate(_)))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Loc,
+    Lastmod,
+    Changefreq,
+    Priority,
+    ImageLoc,
+    Caption,
+    Title,
+    GeoLocation,
+    License,
+}
+
+/// Reads blocks of one document; its buffers are reused from block to block.
+#[derive(Debug)]
+pub struct BlockReader {
+    kinds: Vec<(String, u8)>,
+    containers: Vec<Container>,
+    index: bool,
+    max_loc_length: usize,
+    text: String,
+    attr: String,
+}
+
+#[derive(Default)]
+struct ImageFields {
+    loc: Option<String>,
+    caption: Option<String>,
+    title: Option<String>,
+    geo_location: Option<String>,
+    license: Option<String>,
+}
+
+impl ImageFields {
+    fn into_ext(self) -> Ext {
+        let Some(loc) = self.loc.filter(|l| !l.is_empty()) else {
+            // `_image` notes it (image-missing-loc), naming it by what it holds
+            return Ext::PyImage([
+                None,
+                self.caption,
+                self.title,
+                self.geo_location,
+                self.license,
+            ]);
+        };
+        Ext::Image(Image {
+            loc,
+            caption: self.caption.filter(|v| !v.is_empty()),
+            title: self.title.filter(|v| !v.is_empty()),
+            geo_location: self.geo_location.filter(|v| !v.is_empty()),
+            license: self.license.filter(|v| !v.is_empty()),
+        })
+    }
+}
+
+impl BlockReader {
+    pub fn new(
+        kinds: Vec<(String, u8)>,
+        containers: Vec<Container>,
+        index: bool,
+        max_loc_length: usize,
+    ) -> Self {
+        Self {
+            kinds,
+            containers,
+            index,
+            max_loc_length,
+            text: String::new(),
+            attr: String::new(),
+        }
+    }
+
+    /// The fields of `block` (from the white space before its start tag to the end of
+    /// its end tag), or `Odd`.
+    pub fn read(&mut self, block: &str) -> Result<Fields, Odd> {
+        let mut reader = Reader::from_str(block);
+        let config = reader.config_mut();
+        config.check_end_names = true;
+        config.check_comments = true;
+        let mut fields = Fields::default();
+        let tag = if self.index { "sitemap" } else { "url" };
+        // Before the start tag: white space only.
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Text(t) if is_space(&t) => {}
+                Event::Start(e) if e.name().0 == tag && bare(&e) => break,
+                _ => return Err(Odd),
+            }
+        }
+        let mut image: Option<ImageFields> = None;
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Text(t) if is_space(&t) => {}
+                Event::Start(e) if image.is_none() && !self.index && self.is_link(&e) => {
+                    // <xhtml:link ...></xhtml:link>: white space at most before its end tag
+                    let link = self.alternate(&e)?;
+                    loop {
+                        match reader.read_event().map_err(|_| Odd)? {
+                            Event::Text(t) if is_space(&t) => {}
+                            Event::End(_) => break,
+                            _ => return Err(Odd),
+                        }
+                    }
+                    fields.exts.extend(link);
+                }
+                Event::Start(e)
+                    if image.is_none() && !self.index && self.container(&e).is_some() =>
+                {
+                    let at = self.container(&e).unwrap_or_default();
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    let found = self.read_container(&mut reader, at)?;
+                    fields.exts.push(Ext::PyContainer(at, found));
+                }
+                Event::Start(e) if bare(&e) => {
+                    let field = self.field(e.name().0, image.is_some())?;
+                    match field {
+                        None => {
+                            image = Some(ImageFields::default()); // <image:image>
+                        }
+                        Some(field) => {
+                            let value = self.value(&mut reader)?;
+                            let slot = match (field, image.as_mut()) {
+                                (Field::Loc, None) => &mut fields.loc,
+                                (Field::Lastmod, None) => &mut fields.lastmod,
+                                (Field::Changefreq, None) => &mut fields.changefreq,
+                                (Field::Priority, None) => &mut fields.priority,
+                                (Field::ImageLoc, Some(i)) => &mut i.loc,
+                                (Field::Caption, Some(i)) => &mut i.caption,
+                                (Field::Title, Some(i)) => &mut i.title,
+                                (Field::GeoLocation, Some(i)) => &mut i.geo_location,
+                                (Field::License, Some(i)) => &mut i.license,
+                                _ => return Err(Odd),
+                            };
+                            if slot.replace(value).is_some() {
+                                return Err(Odd); // a repeated field
+                            }
+                        }
+                    }
+                }
+                Event::Empty(e) if image.is_none() && !self.index => {
+                    if !self.is_link(&e) {
+                        return Err(Odd);
+                    }
+                    fields.exts.extend(self.alternate(&e)?);
+                }
+                Event::End(e) => {
+                    if let Some(found) = image.take() {
+                        // (quick-xml checked that it closes <image:image>)
+                        fields.exts.push(found.into_ext());
+                    } else if e.name().0 == tag {
+                        break;
+                    } else {
+                        return Err(Odd);
+                    }
+                }
+                _ => return Err(Odd),
+            }
+        }
+        match reader.read_event() {
+            Ok(Event::Eof) => Ok(fields),
+            _ => Err(Odd),
+        }
+    }
+
+    /// The field a start tag opens (`None`: an `<image:image>`), in or out of an image.
+    fn field(&self, name: &str, in_image: bool) -> Result<Option<Field>, Odd> {
+        let (kind, local) = self.key(name)?;
+        let field = match (kind, local, in_image) {
+            (CORE, "loc", false) => Field::Loc,
+            (CORE, "lastmod", false) => Field::Lastmod,
+            (CORE, "changefreq", false) if !self.index => Field::Changefreq,
+            (CORE, "priority", false) if !self.index => Field::Priority,
+            (IMAGE, "image", false) if !self.index => return Ok(None),
+            (IMAGE, "loc", true) => Field::ImageLoc,
+            (IMAGE, "caption", true) => Field::Caption,
+            (IMAGE, "title", true) => Field::Title,
+            (IMAGE, "geo_location", true) => Field::GeoLocation,
+            (IMAGE, "license", true) => Field::License,
+            _ => return Err(Odd),
+        };
+        Ok(Some(field))
+    }
+
+    fn key<'n>(&self, name: &'n str) -> Result<(u8, &'n str), Odd> {
+        let Some((prefix, local)) = name.split_once(':') else {
+            return Ok((CORE, name));
+        };
+        let kind = self
+            .kinds
+            .iter()
+            .find(|(p, _)| p == prefix)
+            .map(|&(_, k)| k)
+            .ok_or(Odd)?;
+        // (a prefixed core element is read by the Python scanner: here it is odd)
+        if kind == CORE || local.contains(':') {
+            return Err(Odd);
+        }
+        Ok((kind, local))
+    }
+
+    /// A field's value up to its end tag: decoded, line ends normalised, stripped.
+    fn value(&mut self, reader: &mut Reader<&[u8]>) -> Result<String, Odd> {
+        self.text.clear();
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Text(t) => push_chars(&mut self.text, &t, false)?,
+                Event::CData(t) => push_chars(&mut self.text, &t, true)?,
+                Event::GeneralRef(r) => push_ref(&mut self.text, &r)?,
+                Event::End(_) => return Ok(py_strip(&self.text).to_owned()),
+                _ => return Err(Odd),
+            }
+        }
+    }
+
+    /// The attributes of a start tag, decoded, each given to `take` (which may refuse
+    /// it); only the shape generators write: unprefixed names, each once, quoted values.
+    fn attributes(
+        &mut self,
+        e: &BytesStart<'_>,
+        mut take: impl FnMut(&str, &str) -> Result<(), Odd>,
+    ) -> Result<(), Odd> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut rest = e.attributes_raw();
+        loop {
+            let name_at = rest.trim_start_matches(is_ws_char);
+            if name_at.len() == rest.len() {
+                break; // (no white space: the end, or what expat must judge)
+            }
+            rest = name_at;
+            let Some(eq) = memchr::memchr(b'=', rest.as_bytes()) else {
+                break;
+            };
+            let name = rest[..eq].trim_end_matches(is_ws_char);
+            if !is_plain_name(name) || name == "xmlns" || seen.contains(&name) {
+                return Err(Odd); // a namespace declared here, a prefix, a duplicate
+            }
+            seen.push(name);
+            let after = rest[eq + 1..].trim_start_matches(is_ws_char);
+            let quote = after.chars().next().filter(|&q| q == '"' || q == '\'');
+            let quote = quote.ok_or(Odd)?;
+            let close = memchr::memchr(quote as u8, &after.as_bytes()[1..]).ok_or(Odd)?;
+            attribute_value(&after[1..1 + close], &mut self.attr)?;
+            take(name, &self.attr)?;
+            rest = &after[close + 2..];
+        }
+        if rest.is_empty() {
+            Ok(())
+        } else {
+            Err(Odd)
+        }
+    }
+
+    /// The container (video, news) a start tag opens, if any.
+    fn container(&self, e: &BytesStart<'_>) -> Option<usize> {
+        let (kind, local) = self.key(e.name().0).ok()?;
+        self.containers
+            .iter()
+            .position(|c| c.kind == kind && c.local == local)
+    }
+
+    /// A container's fields up to its end tag, at any depth as on the exact path: other
+    /// elements are read only for their well-formedness.
+    fn read_container(
+        &mut self,
+        reader: &mut Reader<&[u8]>,
+        at: usize,
+    ) -> Result<Vec<(usize, String)>, Odd> {
+        let mut found = Vec::new();
+        let mut depth = 0usize;
+        let mut ignored = String::new();
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Start(e) => {
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    match self.container_field(at, e.name().0)? {
+                        Some(field) => found.push((field, self.value(reader)?)),
+                        None if depth < CONTAINER_DEPTH => depth += 1,
+                        None => return Err(Odd),
+                    }
+                }
+                Event::Empty(e) => {
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    if let Some(field) = self.container_field(at, e.name().0)? {
+                        found.push((field, String::new()));
+                    }
+                }
+                Event::End(_) if depth == 0 => return Ok(found),
+                Event::End(_) => depth -= 1,
+                // Text outside the fields: ignored, but expat must find it well-formed.
+                Event::Text(t) => {
+                    ignored.clear();
+                    push_chars(&mut ignored, &t, false)?;
+                }
+                Event::CData(t) => {
+                    ignored.clear();
+                    push_chars(&mut ignored, &t, true)?;
+                }
+                Event::GeneralRef(r) => push_ref(&mut ignored, &r)?,
+                _ => return Err(Odd),
+            }
+        }
+    }
+
+    fn container_field(&self, at: usize, name: &str) -> Result<Option<usize>, Odd> {
+        let (kind, local) = self.key(name)?;
+        let fields = &self.containers[at].fields;
+        Ok(fields.iter().position(|(k, l)| *k == kind && l == local))
+    }
+
+    fn is_link(&self, e: &BytesStart<'_>) -> bool {
+        self.key(e.name().0) == Ok((XHTML, "link"))
+    }
+
+    /// The alternate of an `<xhtml:link>` (its attributes `rel`, `hreflang`, `href` and
+    /// `media` at most), None when `alternate` skips it silently (no rel="alternate", an
+    /// empty href); anything else is odd.
+    fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Ext>, Odd> {
+        let mut values: [Option<String>; 4] = Default::default(); // rel, hreflang, href, media
+        self.attributes(e, |name, value| {
+            let slot = match name {
+                "rel" => 0,
+                "hreflang" => 1,
+                "href" => 2,
+                "media" => 3,
+                _ => return Err(Odd),
+            };
+            match values[slot].replace(value.to_owned()) {
+                Some(_) => Err(Odd), // expat: a duplicate attribute
+                None => Ok(()),
+            }
+        })?;
+        let [rel, hreflang, href, media] = values;
+        let rel = py_strip(rel.as_deref().unwrap_or(""));
+        if !rel.is_ascii() {
+            return Err(Odd); // (str.lower() beyond ASCII: Python's to judge)
+        }
+        let stripped = py_strip(href.as_deref().unwrap_or(""));
+        if !rel.eq_ignore_ascii_case("alternate") || stripped.is_empty() {
+            return Ok(None);
+        }
+        if !plain_loc(stripped, self.max_loc_length) {
+            // check_loc's other branches note or resolve it: Python's to judge
+            return Ok(Some(Ext::PyAlternate([hreflang, href, media])));
+        }
+        let hreflang = hreflang
+            .as_deref()
+            .map(py_strip)
+            .filter(|h| !h.is_empty())
+            .map(str::to_owned);
+        Ok(Some(Ext::Alternate(Alternate {
+            hreflang,
+            href: stripped.to_owned(),
+            media: media.filter(|m| !m.is_empty()),
+        })))
+    }
+}
+
+fn is_ws_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+/// An XML name without a prefix, of the characters generators use.
+fn is_plain_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+fn is_space(text: &str) -> bool {
+    text.bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// A start tag without attributes.
+fn bare(e: &BytesStart<'_>) -> bool {
+    is_space(e.attributes_raw())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader() -> BlockReader {
+        let kinds = vec![
+            ("image".to_owned(), IMAGE),
+            ("xhtml".to_owned(), XHTML),
+            ("video".to_owned(), 2),
+        ];
+        let video = Container {
+            kind: 2,
+            local: "video".to_owned(),
+            fields: vec![(2, "title".to_owned()), (2, "tag".to_owned())],
+        };
+        BlockReader::new(kinds, vec![video], false, 2048)
+    }
+
+    #[test]
+    fn a_rich_block() {
+        let block = "\n <url>\r\n<loc> https://a/&amp;b </loc><lastmod>2024-01-01</lastmod>\
+            <image:image><image:loc><![CDATA[https://a/i.jpg]]></image:loc>\
+            <image:title>T &lt; 2</image:title></image:image>\
+            <xhtml:link rel=\"alternate\" hreflang=' de ' href=\"https://a/de\" /></url >";
+        let fields = reader().read(block).unwrap();
+        assert_eq!(fields.loc.as_deref(), Some("https://a/&b"));
+        assert_eq!(fields.lastmod.as_deref(), Some("2024-01-01"));
+        let [Ext::Image(image), Ext::Alternate(alternate)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(image.loc, "https://a/i.jpg");
+        assert_eq!(image.title.as_deref(), Some("T < 2"));
+        assert_eq!(alternate.hreflang.as_deref(), Some("de"));
+        assert_eq!(alternate.href, "https://a/de");
+    }
+
+    #[test]
+    fn extensions_python_judges() {
+        let block = "<url><loc>https://a/</loc><image:image><image:title>T</image:title>\
+            </image:image><xhtml:link rel=\" Alternate\" href=\"/rel\"></xhtml:link>\
+            <xhtml:link rel=\"canonical\" href=\"https://a/c\"/></url>";
+        let fields = reader().read(block).unwrap();
+        assert!(!fields.built());
+        let [Ext::PyImage(image), Ext::PyAlternate(alternate)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(image[2].as_deref(), Some("T"));
+        assert_eq!(alternate[1].as_deref(), Some("/rel"));
+    }
+
+    #[test]
+    fn containers_at_any_depth() {
+        let block = "<url><loc>https://a/</loc><video:video><video:x a='1'><video:tag>t1\
+            </video:tag></video:x><video:title>T</video:title><video:tag/></video:video></url>";
+        let fields = reader().read(block).unwrap();
+        let [Ext::PyContainer(0, found)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        let want = [
+            (1, "t1".to_owned()),
+            (0, "T".to_owned()),
+            (1, String::new()),
+        ];
+        assert_eq!(found[..], want);
+        for odd in [
+            "<url><loc>a</loc><video:video><video:title>a<b/></video:title></video:video></url>",
+            "<url><loc>a</loc><video:video><video:x a='1' a='2'/></video:video></url>",
+            "<url><loc>a</loc><video:video><q:x/></video:video></url>",
+            "<url><loc>a</loc><video:video><!-- c --></video:video></url>",
+        ] {
+            assert_eq!(reader().read(odd), Err(Odd), "{odd}");
+        }
+    }
+
+    #[test]
+    fn what_is_odd() {
+        for block in [
+            "<url><loc>a</loc><!-- c --></url>",
+            "<url><loc>a</loc><loc>b</loc></url>",
+            "<url><video:video/></url>",
+            "<url><x:loc>a</x:loc></url>",
+            "<url a=\"1\"><loc>a</loc></url>",
+            "<url><loc>a&#1;</loc></url>",
+            "<url><loc>a&nbsp;</loc></url>",
+            "<url><loc>a<b/></loc></url>",
+            "<url><loc>a</lastmod></url>",
+            "<url><xhtml:link rel=\"alternate\" href=\"https://a\">x</xhtml:link></url>",
+            "<url><xhtml:link rel=\"alternate\" href=\"https://a\" href=\"https://b\"/></url>",
+            "<url><xhtml:link rel=\"alternate\"href=\"https://a\"/></url>",
+            "<url><xhtml:link rel=\"alternate\" href=\"https://a\tb\"/></url>",
+            "<url><xhtml:link rel=\"alternate\" type=\"x\" href=\"https://a\"/></url>",
+            "<url><foo>x</foo></url>",
+            "<url>text<loc>a</loc></url>",
+            "<url><loc>a > b</loc></url>",
+        ] {
+            assert_eq!(reader().read(block), Err(Odd), "{block}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Values as expat hands them to the Python reader: line ends normalised, references
+//! decoded once, then stripped as Python's `str.strip()` strips (Unicode white space).
+
+use crate::refs;
+
+/// Python's `str.isspace()`: what `str.strip()` takes off both ends.
+pub(crate) fn is_py_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | '\u{1c}'..='\u{20}'
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// `text` stripped as `str.strip()` strips it.
+pub(crate) fn py_strip(text: &str) -> &str {
+    text.trim_matches(is_py_space)
+}
+
+/// Why a piece of a value is not taken here: the block is expat's to judge.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Odd;
+
+/// Append a run of character data (text or a CDATA section) with CR LF and a lone CR
+/// made LF, as expat does; a control character XML forbids, or `>` in text (`]]>` is
+/// not allowed there: expat judges), is odd.
+pub(crate) fn push_chars(out: &mut String, raw: &str, cdata: bool) -> Result<(), Odd> {
+    let mut cr = false;
+    for &b in raw.as_bytes() {
+        if b < 0x20 {
+            match b {
+                b'\r' => cr = true,
+                b'\t' | b'\n' => {}
+                _ => return Err(Odd), // a control character XML forbids
+            }
+        } else if b == b'>' && !cdata {
+            return Err(Odd);
+        }
+    }
+    if !cr {
+        out.push_str(raw);
+        return Ok(());
+    }
+    let mut rest = raw;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = rest[i + 1..].strip_prefix('\n').unwrap_or(&rest[i + 1..]);
+    }
+    out.push_str(rest);
+    Ok(())
+}
+
+/// Append what `&name;` stands for; a reference expat would refuse is odd.
+pub(crate) fn push_ref(out: &mut String, name: &str) -> Result<(), Odd> {
+    out.push(refs::resolve(name).map_err(|_| Odd)?);
+    Ok(())
+}
+
+/// An attribute's value between its quotes, decoded: only the shape generators write
+/// (no tab, line break, `<` or control character, which expat rewrites or refuses).
+pub(crate) fn attribute_value(raw: &str, out: &mut String) -> Result<(), Odd> {
+    out.clear();
+    let bytes = raw.as_bytes();
+    if bytes.iter().any(|&b| b < 0x20 || b == b'<') {
+        return Err(Odd);
+    }
+    let mut rest = raw;
+    while let Some(i) = memchr::memchr(b'&', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let end = memchr::memchr(b';', after.as_bytes()).ok_or(Odd)?;
+        push_ref(out, &after[..end])?;
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_is_pythons() {
+        assert_eq!(py_strip("\u{3000} a b\u{85}\n"), "a b");
+        assert_eq!(py_strip("\u{feff}a"), "\u{feff}a"); // (not white space to Python)
+        assert_eq!(py_strip("\u{200b}a"), "\u{200b}a");
+    }
+
+    #[test]
+    fn line_ends_as_expat() {
+        let mut out = String::new();
+        push_chars(&mut out, "a\r\nb\rc\n", false).unwrap();
+        assert_eq!(out, "a\nb\nc\n");
+        assert_eq!(push_chars(&mut out, "a>b", false), Err(Odd));
+        assert!(push_chars(&mut out, "a>b", true).is_ok());
+        assert_eq!(push_chars(&mut out, "a\u{1}", true), Err(Odd));
+    }
+
+    #[test]
+    fn attribute_values() {
+        let mut out = String::new();
+        attribute_value("a&amp;b&#x41;", &mut out).unwrap();
+        assert_eq!(out, "a&bA");
+        assert_eq!(attribute_value("a\tb", &mut out), Err(Odd));
+        assert_eq!(attribute_value("a&b", &mut out), Err(Odd));
+        assert_eq!(attribute_value("&#1;", &mut out), Err(Odd));
+    }
+}

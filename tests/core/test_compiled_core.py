@@ -1,0 +1,278 @@
+"""The compiled core (``_native.BlockScanner``) against the exact expat path and against the
+Python fast path (``_scan.Scanner``): same documents, same events, any split.
+
+The documents are the differential module's (every extension under varied prefixes and
+namespace spellings, CDATA, references, comments, odd blocks, invalid values, damaged and
+cut documents, small limits) and every corpus file. Events are compared as records and
+as their ``repr`` (a datetime's offset, which ``==`` ignores, is in it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta, timezone
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
+from sitemap_reader._core._doc import Document
+from sitemap_reader._core._xml import _records, _scan, _sitemap, _tokenizer
+from tests.support.documents import cases, clean_documents, documents, realistic_documents
+from tests.support.helpers import CORPUS, cut_at, needs_corpus, parse, parse_chunks, sized
+
+pytestmark = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
+
+if _tokenizer.COMPILED:
+    from sitemap_reader import _native
+
+
+def _same(got: list[Any], want: list[Any]) -> None:
+    assert got == want
+    assert repr(got) == repr(want)
+
+
+def _python_fast(pieces: list[bytes], limits: Limits) -> list[Any]:
+    with mock.patch.object(_tokenizer, "new_scanner", _scan.Scanner):
+        return parse_chunks(pieces, fast=True, limits=limits)
+
+
+_DEFAULT = Limits()
+
+
+def _compiled(pieces: list[bytes], limits: Limits = _DEFAULT) -> tuple[list[Any], int, int]:
+    """The compiled core's events for ``pieces``, how many records its scanner took (the
+    others are expat's, from odd blocks), and how many of those it built itself (the
+    others are Python's judgement of the fields it read)."""
+    counts = {"expat": 0, "python": 0}
+
+    def counting(original: Callable[..., bool], who: str) -> Callable[..., bool]:
+        def wrapper(doc: Any, *args: Any) -> bool:
+            before = len(doc.out)
+            try:
+                return original(doc, *args)
+            finally:
+                counts[who] += len(doc.out) - before
+
+        return wrapper
+
+    judged = (counting(_records.emit_entry, "python"), counting(_records.emit_ref, "python"))
+    types = (*_tokenizer._TYPES[:9], *judged, *_tokenizer._TYPES[11:])
+    with (
+        mock.patch.object(_tokenizer, "_TYPES", types),
+        mock.patch.object(_sitemap, "emit_entry", counting(_records.emit_entry, "expat")),
+        mock.patch.object(_sitemap, "emit_ref", counting(_records.emit_ref, "expat")),
+    ):
+        events = parse_chunks(pieces, fast=True, limits=limits)
+    taken = sum(isinstance(e, (Entry, SitemapRef)) for e in events) - counts["expat"]
+    return events, taken, taken - counts["python"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(cases())
+def test_compiled_core_equals_exact_and_python_fast_paths(
+    case: tuple[bytes, list[bytes], Limits],
+) -> None:
+    data, pieces, limits = case
+    exact = parse(data, fast=False, limits=limits)
+    compiled, _, built = _compiled(pieces, limits)
+    _same(compiled, exact)
+    _same(_python_fast(pieces, limits), exact)
+    event(f"records the compiled core built: {'some' if built else 'none'}")
+
+
+_LIMITS = st.sampled_from(
+    [
+        Limits(),
+        Limits(max_urls=3),
+        Limits(max_urls=2, cut_at_max_urls=True),
+        Limits(max_loc_length=30),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    realistic_documents(),
+    st.lists(st.integers(0, 1 << 20), max_size=8),
+    st.integers(0, 1 << 20) | st.none(),
+    _LIMITS,
+)
+def test_compiled_core_on_realistic_documents_cut_and_limited(
+    data: bytes, cuts: list[int], end: int | None, limits: Limits
+) -> None:
+    """Documents of which the compiled core builds most records itself, sometimes cut short
+    (a truncated document keeps its prefix) and read under limits it must count against."""
+    if end is not None:
+        data = data[: end % (len(data) + 1)]
+    pieces = cut_at(data, cuts)
+    exact = parse(data, fast=False, limits=limits)
+    compiled, _, built = _compiled(pieces, limits)
+    _same(compiled, exact)
+    _same(_python_fast(pieces, limits), exact)
+    event(f"records the compiled core built: {'some' if built else 'none'}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(clean_documents(), st.lists(st.integers(0, 1 << 20), max_size=8), _LIMITS)
+def test_compiled_core_builds_valid_records_as_python_does(
+    data: bytes, cuts: list[int], limits: Limits
+) -> None:
+    pieces = cut_at(data, cuts)
+    exact = parse(data, fast=False, limits=limits)
+    compiled, _, built = _compiled(pieces, limits)
+    _same(compiled, exact)
+    _same(_python_fast(pieces, limits), exact)
+    records = sum(isinstance(e, (Entry, SitemapRef)) for e in compiled)
+    event(
+        f"records the compiled core built: {'all' if built == records else 'some' if built else 'none'}"
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(documents(), clean_documents()).filter(lambda d: len(d) <= 900))
+def test_compiled_core_at_every_split(data: bytes) -> None:
+    exact = parse(data, fast=False)
+    for at in range(len(data) + 1):
+        _same(_compiled([data[:at], data[at:]])[0], exact)
+
+
+def test_compiled_core_builds_most_records_of_realistic_documents() -> None:
+    shares: list[float] = []
+
+    @settings(max_examples=120, derandomize=True, database=None, deadline=None)
+    @given(realistic_documents(), st.lists(st.integers(0, 1 << 20), max_size=6))
+    def read(data: bytes, cuts: list[int]) -> None:
+        exact = parse(data, fast=False)
+        compiled, taken, _ = _compiled(cut_at(data, cuts))
+        _same(compiled, exact)
+        total = sum(isinstance(e, (Entry, SitemapRef)) for e in compiled)
+        shares.append(taken / total if total else 1.0)
+
+    read()
+    assert sum(share >= 0.8 for share in shares) >= 0.9 * len(shares), sorted(shares)[:10]
+
+
+def _corpus_files() -> list[str]:
+    if not CORPUS.is_dir():
+        return ["<corpus absent>"]
+    return sorted(
+        str(p.relative_to(CORPUS))
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.name not in ("README.md", "MANIFEST.tsv")
+    )
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", _corpus_files())
+def test_every_corpus_file_reads_alike(name: str) -> None:
+    data = (CORPUS / name).read_bytes()
+    url = "https://example.com/" + name.rsplit("/", 1)[-1]
+    exact = parse(data, fast=False, url=url)
+    _same(parse_chunks(sized(data, 65_536), fast=True, url=url), exact)
+    rng = __import__("random").Random(name)
+    for _ in range(3):
+        cuts = sorted(rng.randrange(len(data) + 1) for _ in range(rng.randint(1, 40)))
+        _same(parse_chunks(cut_at(data, cuts), fast=True, url=url), exact)
+
+
+def test_values_of_every_common_shape_are_built_as_python_builds_them() -> None:
+    blocks = "".join(
+        f"<url><loc> https://example.com/{i} </loc><lastmod>{date}</lastmod>"
+        f"<changefreq>{freq}</changefreq><priority>{prio}</priority></url>\n"
+        for i, (date, freq, prio) in enumerate(
+            itertools.product(
+                [
+                    "2024-02-29",
+                    "2024-03-05T10:20:30Z",
+                    "2024-03-05T10:20:30-05:30",
+                    "2023-12-31T23:59:59+00:00",
+                ],
+                ["daily", "WEEKLY", "Never"],
+                ["0.0", "0.3", "1", "1.0"],
+            )
+        )
+    )
+    data = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{blocks}</urlset>'.encode()
+    compiled, _, built = _compiled([data])
+    exact = parse(data, fast=False)
+    _same(compiled, exact)
+    assert built == 48
+    offsets = {e.lastmod.utcoffset() for e in compiled if isinstance(e, Entry) and e.lastmod}
+    assert offsets == {timedelta(0), timedelta(hours=-5, minutes=-30)}
+    assert all(
+        e.lastmod.tzinfo is timezone.utc
+        for e in compiled
+        if isinstance(e, Entry) and e.lastmod and not e.lastmod.utcoffset()
+    )
+
+
+def _scanner(doc: Document, **kw: Any) -> Any:
+    return _native.BlockScanner(
+        doc,
+        index=False,
+        kinds={},
+        read=lambda data, at: True,
+        settled=lambda tag: True,
+        types=kw.pop("types", _tokenizer._TYPES),
+        **kw,
+    )
+
+
+def test_a_panic_is_a_problem_counted_as_a_bug() -> None:
+    doc = Document("https://example.com/s.xml", Limits(), False)
+    before = _native.caught_panics()
+    scanner = _scanner(doc, panic_for_tests=True)
+    assert scanner.feed(b"<url><loc>https://example.com/a</loc></url>") is None
+    assert _native.caught_panics() == before + 1
+    assert doc.fatal is not None and doc.fatal.kind == ProblemKind.ERROR
+    assert "a caught panic: the panic asked for by a test" in doc.fatal.message
+    assert scanner.feed(b"<url><loc>https://example.com/b</loc></url>") is None  # (no more)
+    assert doc.out == []
+
+
+def test_a_long_feed_lets_other_threads_run() -> None:
+    """The scan of a chunk runs with the GIL released: another thread makes progress while
+    the main thread is inside one ``feed()``. The records are built with a C constructor
+    (``itertools.chain``), so no Python bytecode runs in the feed: a thread can only run
+    there if the scanner let go of the GIL."""
+    doc = Document("https://example.com/s.xml", Limits(max_urls=10**9), False)
+    types = (itertools.chain, itertools.chain, *_tokenizer._TYPES[2:])
+    scanner = _scanner(doc, types=types)
+    block = "<url><loc>https://example.com/{}</loc><lastmod>2024-01-01</lastmod></url>\n"
+    data = "".join(block.format(i) for i in range(200_000)).encode()
+    count = [0]
+    stop = threading.Event()
+
+    def other() -> None:
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0.0001)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        while count[0] == 0:
+            time.sleep(0.001)
+        before = count[0]
+        assert scanner.feed(data) is None
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert len(doc.out) == 200_000 and doc.entries == 200_000
+    assert during > 0
+    assert isinstance(doc.out[0], itertools.chain)
+
+
+def test_describe_names_the_compiled_core() -> None:
+    assert _tokenizer.describe().startswith("core: rust, ")
+    assert _tokenizer.new_scanner is not _scan.Scanner
+    assert sys.modules.get("sitemap_reader._native") is not None
