@@ -7,7 +7,14 @@ Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set
 from collections.abc import Callable
 from typing import Any, Final, final
 
-__all__ = ["BlockScanner", "UrlsetScanner", "__version__", "build_profile", "caught_panics"]
+__all__ = [
+    "BlockScanner",
+    "TextScanner",
+    "UrlsetScanner",
+    "__version__",
+    "build_profile",
+    "caught_panics",
+]
 
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
@@ -60,3 +67,27 @@ class BlockScanner:
 
 def caught_panics() -> int:
     """How many panics the compiled core caught in this process (each one a bug)."""
+
+@final
+class TextScanner:
+    """The byte work of a plain-text sitemap: ``feed(bytes)`` in any split, then ``close()``.
+
+    Each call returns the lines it completed, in order, as (kind, text): 0, a UTF-8 line,
+    stripped; 1, a line that is not UTF-8, stripped, its bytes outside ``!``..``~``
+    percent-encoded; 2, a line over ``max_line_bytes`` (text ""), counted once however it
+    was split. Blank lines are left out; a BOM is skipped at the start only. ``feed``
+    after ``close`` raises RuntimeError.
+    """
+
+    def __new__(cls, *, max_line_bytes: int) -> TextScanner: ...
+    def feed(self, data: bytes) -> list[tuple[int, str]]: ...
+    def close(self) -> list[tuple[int, str]]: ...
+    @property
+    def lines(self) -> int:
+        """Lines that held something, so far."""
+    @property
+    def urlish(self) -> bool:
+        """Whether a line looked like a URL (absolute http(s), or a path), or was too long."""
+    @property
+    def error(self) -> tuple[str, int, str] | None:
+        """("internal", 0, message) once a panic was caught (a bug), else None."""

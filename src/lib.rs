@@ -7,6 +7,7 @@
 //!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.
 //! - [`urlset::UrlsetScanner`]: an older standalone sans-IO tokenizer of plain urlsets,
 //!   kept for its own tests and `benchmarks/bench_native.py`.
+//! - [`text::TextScanner`]: the byte work of plain-text sitemaps, which the reader uses.
 //!
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
@@ -18,6 +19,7 @@ pub mod guard;
 mod names;
 pub mod record;
 mod refs;
+pub mod text;
 pub mod urlset;
 
 #[cfg(test)]
@@ -27,5 +29,7 @@ mod proptests;
 mod py;
 #[cfg(feature = "python")]
 mod py_block;
+#[cfg(feature = "python")]
+mod pytext;
 
 pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

@@ -89,6 +89,7 @@ fn fields(record: UrlRecord) -> Fields {
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyUrlsetScanner>()?;
     crate::py_block::register(m)?;
+    m.add_class::<crate::pytext::PyTextScanner>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // What `sitemap-reader --version` shows: a debug build is far slower.
     let profile = if cfg!(debug_assertions) {

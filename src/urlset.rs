@@ -209,37 +209,42 @@ impl UrlsetScanner {
         self.searched = self.pending.len();
         // Invalid UTF-8 is found here, at its own offset whatever the split: quick-xml
         // would report it at the start of the event it is in, which the split moves.
-        let bad = match std::str::from_utf8(&self.pending[..end]) {
-            Ok(_) => None,
+        match std::str::from_utf8(&self.pending[..end]) {
+            Ok(_) => {}
             Err(e) if e.error_len().is_none() && !last => {
                 end = e.valid_up_to(); // a character cut by the chunking
-                None
             }
-            Err(e) => {
-                end = e.valid_up_to();
-                Some(self.offset + end as u64)
-            }
-        };
+            Err(e) => return self.read_to_bad_byte(e.valid_up_to()),
+        }
+        self.consume(end, last);
+        if !last && self.error.is_none() {
+            self.check_pending();
+        }
+    }
+
+    /// Parse the first `end` pending bytes; what was used leaves the buffer.
+    fn consume(&mut self, end: usize, last: bool) {
         if end > 0 {
-            let buf = std::mem::take(&mut self.pending);
-            let used = self.run(&buf, end, last && bad.is_none());
-            let mut buf = buf;
+            let mut buf = std::mem::take(&mut self.pending);
+            let used = self.run(&buf, end, last);
             buf.drain(..used);
             self.offset += used as u64;
             self.pending = buf;
             self.searched = self.pending.len();
         }
-        if let Some(offset) = bad {
-            if offset - self.offset > self.max_token_bytes as u64 {
-                // An unfinished token ran over the bound before the bad byte: that came
-                // first, as it does when the bytes come in smaller chunks.
-                self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long());
-            } else {
-                self.fail(ErrorKind::Encoding, offset, not_utf8());
-            }
-        }
-        if !last && self.error.is_none() {
-            self.check_pending();
+    }
+
+    /// A bad byte `valid` bytes into the pending ones: what comes before it is read first
+    /// (a fault there comes first, as it does when the bad byte is in a later chunk).
+    fn read_to_bad_byte(&mut self, valid: usize) {
+        let offset = self.offset + valid as u64;
+        self.consume(valid, false);
+        if offset - self.offset > self.max_token_bytes as u64 {
+            // An unfinished token ran over the bound before the bad byte: that came
+            // first, as it does when the bytes come in smaller chunks.
+            self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long());
+        } else {
+            self.fail(ErrorKind::Encoding, offset, not_utf8());
         }
     }
 
@@ -292,7 +297,7 @@ impl UrlsetScanner {
                     // The same bound as on an unfinished token (check_pending), checked
                     // before the token is read, so that the verdict does not depend on
                     // where the chunks were cut.
-                    if !matches!(event, Event::Text(_)) && next - used > self.max_token_bytes {
+                    if next - used > self.max_token_bytes && bounded(&event) {
                         self.fail(
                             ErrorKind::TokenTooLarge,
                             base + used as u64,
@@ -323,10 +328,7 @@ impl UrlsetScanner {
         if self.pending.len() > max {
             // A bad byte within the bound comes first (as it does when fed whole).
             match std::str::from_utf8(&self.pending[..=max]) {
-                Err(e) if e.error_len().is_some() => {
-                    let offset = self.offset + e.valid_up_to() as u64;
-                    self.fail(ErrorKind::Encoding, offset, not_utf8());
-                }
+                Err(e) if e.error_len().is_some() => self.read_to_bad_byte(e.valid_up_to()),
                 _ => self.fail(ErrorKind::TokenTooLarge, self.offset, self.too_long()),
             }
         }
@@ -659,6 +661,17 @@ fn text_end(text: &[u8]) -> usize {
     end // (a character cut by the chunking is left by parse's UTF-8 check)
 }
 
+/// Whether the token bound applies to an event read whole: not to text (a value has its
+/// own bound), nor to a "reference" that is none ("& ... ;": in chunks, quick-xml reports the
+/// '&' as soon as a byte no name can hold follows it, never as a long token).
+fn bounded(event: &Event<'_>) -> bool {
+    match event {
+        Event::Text(_) => false,
+        Event::GeneralRef(r) => r.bytes().all(refs::is_name_byte),
+        _ => true,
+    }
+}
+
 fn not_utf8() -> String {
     "the document is not UTF-8 (an invalid byte sequence)".to_owned()
 }
@@ -829,6 +842,43 @@ mod tests {
             scanner.error().map(|e| e.kind),
             Some(ErrorKind::TokenTooLarge)
         );
+    }
+
+    /// The whole document and the same bytes cut at every point agree.
+    fn agrees_at_every_cut(doc: &[u8], max_token_bytes: usize) -> Option<ErrorKind> {
+        let mut whole = UrlsetScanner::new(max_token_bytes);
+        let records = whole.close_with(doc);
+        let kind = whole.error().map(|e| e.kind);
+        for cut in 0..=doc.len() {
+            let mut split = UrlsetScanner::new(max_token_bytes);
+            let mut got = split.feed(&doc[..cut]);
+            got.extend(split.close_with(&doc[cut..]));
+            assert_eq!(
+                (&got, split.error().map(|e| e.kind)),
+                (&records, kind),
+                "cut {cut}"
+            );
+        }
+        kind
+    }
+
+    #[test]
+    fn a_broken_reference_is_one_whatever_its_length() {
+        // (cargo fuzz): whole, quick-xml read "& ...;" as one reference over the bound.
+        let mut doc = b"<urlset>&".to_vec();
+        doc.extend([b' '; 80]);
+        doc.extend(b";</urlset>");
+        assert_eq!(agrees_at_every_cut(&doc, 64), Some(ErrorKind::Reference));
+    }
+
+    #[test]
+    fn a_fault_before_a_bad_byte_comes_first_in_chunks_too() {
+        // (cargo fuzz): in chunks, a bad byte within the bound was reported before the
+        // broken "<!x" ahead of it, which the whole document's read reports.
+        let mut doc = b"<!\xc3\xb0Yp".to_vec();
+        doc.extend([b'\xff'; 96]);
+        doc.extend(b"!>");
+        assert_eq!(agrees_at_every_cut(&doc, 64), Some(ErrorKind::Syntax));
     }
 
     #[test]

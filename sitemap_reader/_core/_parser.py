@@ -24,7 +24,7 @@ from .._base._models import Event, Format, ProblemKind
 from ._charset import Decoding
 from ._codings import GZIP_MAGIC, Gunzip
 from ._doc import Document
-from ._formats._text import TextHandler
+from ._formats._textcore import text_handler
 from ._sniff import Syntax, route
 from ._xml._document import XmlHandler
 
@@ -94,10 +94,9 @@ class SitemapParser:
         handler = self._handler
         if handler is None:
             return None
-        if isinstance(handler, TextHandler):
-            return Format.TEXT
-        assert isinstance(handler, XmlHandler)
-        return handler.format
+        if isinstance(handler, XmlHandler):
+            return handler.format
+        return Format.TEXT  # (the text handler, compiled or not)
 
     @property
     def gzipped(self) -> bool:
@@ -239,7 +238,7 @@ class SitemapParser:
         if syntax is Syntax.XML:
             self._handler = XmlHandler(self._doc, fast=self._fast)
         else:
-            self._handler = TextHandler(self._doc)
+            self._handler = text_handler(self._doc)
         self._handler.feed(body)  # the caller keeps no copy: feed it here
         return True
 

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 import sitemap_reader
+from sitemap_reader._core._pure import pure_requested
 from sitemap_reader._core._xml import _tokenizer as _native_scan
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
-PURE = os.environ.get(_native_scan.PURE_ENV, "") not in ("", "0")
+PURE = pure_requested()
 
 
 def _python(code: str, **env: str) -> str:

@@ -7,6 +7,9 @@ bytes percent-encoded, which is how a browser would send them (reported as ``enc
 Anything that is not XML is read here, so a document none of whose lines looks like a URL
 (random bytes, a robots.txt, prose) is no sitemap: it ends with ``unknown-format`` alone,
 not with a tally of every line it dropped.
+
+``TextHandler`` is the reference (and the fallback) of the compiled handler in
+``._textnative``; the functions below are what both do with a line once it is read.
 """
 
 from __future__ import annotations
@@ -70,19 +73,13 @@ class TextHandler:
 
     def _too_long(self, limit: int) -> None:
         self._urlish = True  # (a URL too long, for all the reader can tell: not judged)
-        self.doc.note(ProblemKind.LOC_TOO_LONG, f"a line of more than {limit:,} bytes")
+        note_too_long(self.doc, limit)
 
     def close(self) -> None:
         if self._rest and not self._skipping:
             self._line(bytes(self._rest))
         self._rest.clear()
-        doc = self.doc
-        if self._lines and not (self._urlish or doc.entries or doc.ended):
-            doc.tally.clear()  # what each line was is noise once the whole is no sitemap
-            doc.fail(
-                ProblemKind.UNKNOWN_FORMAT,
-                f"the document is not XML, and none of its {self._lines:,} lines is a URL",
-            )
+        end_text(self.doc, self._lines, self._urlish)
 
     def abort(self) -> None:
         self._rest.clear()
@@ -99,14 +96,35 @@ class TextHandler:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             text = quote(line, safe=_ASCII_SAFE)
-            self.doc.note(ProblemKind.ENCODING, repr(text[:80]))
+            note_not_utf8(self.doc, text)
         else:
             self._urlish = self._urlish or (line[:1] == b"/" and is_reference(text))
         self._urlish = self._urlish or line[:8].lower().startswith((b"http://", b"https://"))
-        doc = self.doc
-        loc = doc.check_loc(text)
-        if loc is None or not doc.count_entry():
-            return
-        doc.out.append(
-            Entry(loc=loc, lastmod=None, changefreq=None, priority=None, sitemap=doc.url)
+        emit_line(self.doc, text)
+
+
+def note_too_long(doc: Document, limit: int) -> None:
+    doc.note(ProblemKind.LOC_TOO_LONG, f"a line of more than {limit:,} bytes")
+
+
+def note_not_utf8(doc: Document, text: str) -> None:
+    """``text``: the line with its bytes that are not printable ASCII percent-encoded."""
+    doc.note(ProblemKind.ENCODING, repr(text[:80]))
+
+
+def emit_line(doc: Document, text: str) -> None:
+    """The entry of one stripped, non-blank line, if its URL passes."""
+    loc = doc.check_loc(text)
+    if loc is None or not doc.count_entry():
+        return
+    doc.out.append(Entry(loc=loc, lastmod=None, changefreq=None, priority=None, sitemap=doc.url))
+
+
+def end_text(doc: Document, lines: int, urlish: bool) -> None:
+    """At the end: ``lines`` lines held something, and one looked like a URL if ``urlish``."""
+    if lines and not (urlish or doc.entries or doc.ended):
+        doc.tally.clear()  # what each line was is noise once the whole is no sitemap
+        doc.fail(
+            ProblemKind.UNKNOWN_FORMAT,
+            f"the document is not XML, and none of its {lines:,} lines is a URL",
         )

@@ -17,19 +17,17 @@ with no wheel): then the Python code, with no error. Two pieces are chosen here:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
 from ..._base._models import Alternate, ChangeFreq, Entry, Image, ProblemKind, SitemapRef
 from .._doc import Document
+from .._pure import PURE_ENV, pure_requested
 from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
 from ._records import emit_entry, emit_ref
 from ._scan import Scanner as PyScanner
 from ._urlscan import Fault, Fields, PyUrlsetScanner
-
-PURE_ENV = "SITEMAP_READER_PURE"
 
 
 class Scanner(Protocol):
@@ -118,7 +116,7 @@ def _compiled_block_scanner(native: object) -> NewScanner:
 
 
 def _choose() -> tuple[ScannerType, NewScanner, str]:
-    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    if pure_requested():
         return PyUrlsetScanner, PyScanner, f"python, {PURE_ENV}"
     try:
         from ... import _native

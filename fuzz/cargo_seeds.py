@@ -1,0 +1,58 @@
+"""Seeds and a dictionary for the crate's cargo-fuzz targets (fuzz/Cargo.toml).
+
+    python -m fuzz.cargo_seeds                      # from the repository root
+    cargo +nightly fuzz run urlset_split fuzz/corpus/urlset_split -- -dict=fuzz/xml.dict
+
+Writes ``fuzz/corpus/<target>/`` and ``fuzz/xml.dict``, neither of them for the repository:
+the seeds are the atheris campaign's documents (``seeds.py``: the corpus files when they are
+checked out, the parser tests' fixtures, a few made there), each behind control bytes of
+fuzz/src/lib.rs's format drawn from a seeded generator, and the dictionary is
+``mutate.TOKENS``. libFuzzer adds what it finds to the corpus directory as it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+from pathlib import Path
+
+from .mutate import dictionary
+from .seeds import MADE, SEED_LEN, corpus_docs, fixture_docs
+
+HERE = Path(__file__).resolve().parent
+TARGETS = ("urlset_split", "urlset_tight", "text_split")
+
+
+def control(rng: random.Random, size: int) -> bytes:
+    """Control bytes of fuzz/src/lib.rs's format: 0 to 8 cuts within ``size`` bytes."""
+    head = rng.randrange(256)
+    cuts = head % 9
+    return bytes([head]) + b"".join(
+        rng.randrange(size + 1).to_bytes(2, "little") for _ in range(cuts)
+    )
+
+
+def write(target: str, *, seed: int = 0) -> int:
+    """Write the seeds of ``target``; return how many there are."""
+    rng = random.Random(seed)
+    out = HERE / "corpus" / target
+    out.mkdir(parents=True, exist_ok=True)
+    docs = dict.fromkeys(doc[:SEED_LEN] for doc in (*MADE, *fixture_docs(), *corpus_docs()))
+    for doc in docs:
+        data = control(rng, len(doc)) + doc
+        (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    return len(docs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    (HERE / "xml.dict").write_text(dictionary())
+    for target in TARGETS:
+        print(f"{target}: {write(target, seed=args.seed)} seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+//! What the cargo-fuzz targets share: an input is a few control bytes, then a document;
+//! the document is scanned whole and again in the chunks the control bytes choose, and
+//! both reads must agree. A target is an impl of [`Chunked`] and one call to [`check`].
+//!
+//! The control bytes: the first says how many cuts (`b % 9`; 0 to 8) and whether a short
+//! document is also fed byte by byte (bit 0x80); then two bytes per cut, each a position in
+//! the document (little-endian, modulo its length plus one). The token bound is the
+//! target's: the default one, or [`TIGHT_TOKEN_BYTES`] to reach every limit in a short input.
+
+#![forbid(unsafe_code)]
+
+use std::fmt::Debug;
+
+/// The token bound of the tight targets.
+pub const TIGHT_TOKEN_BYTES: usize = 64;
+/// Documents up to this length are also fed byte by byte when the input asks.
+pub const BYTEWISE_MAX: usize = 512;
+
+/// A sans-IO scanner as the targets drive it.
+pub trait Chunked: Sized {
+    /// One record; two reads agree when their records are equal.
+    type Record: PartialEq + Debug;
+    /// The fault's verdict (its kind): two reads agree when theirs are equal.
+    type Verdict: PartialEq + Debug;
+
+    fn with_token_bound(max_token_bytes: usize) -> Self;
+    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record>;
+    fn close(&mut self) -> Vec<Self::Record>;
+    fn verdict(&self) -> Option<Self::Verdict>;
+}
+
+/// How an input is read: the chunk boundaries (sorted positions in the document) and the
+/// token bound, decoded from its control bytes.
+#[derive(Debug)]
+pub struct Plan<'a> {
+    pub doc: &'a [u8],
+    pub cuts: Vec<usize>,
+    pub max_token_bytes: usize,
+    pub bytewise: bool,
+}
+
+impl<'a> Plan<'a> {
+    /// None for an input too short to hold its own control bytes.
+    pub fn decode(input: &'a [u8], max_token_bytes: usize) -> Option<Self> {
+        let (&head, rest) = input.split_first()?;
+        let count = usize::from(head % 9);
+        if rest.len() < 2 * count {
+            return None;
+        }
+        let (positions, doc) = rest.split_at(2 * count);
+        let mut cuts: Vec<usize> = positions
+            .chunks_exact(2)
+            .map(|p| usize::from(u16::from_le_bytes([p[0], p[1]])) % (doc.len() + 1))
+            .collect();
+        cuts.sort_unstable();
+        let bytewise = head & 0x80 != 0 && doc.len() <= BYTEWISE_MAX;
+        Some(Self {
+            doc,
+            cuts,
+            max_token_bytes,
+            bytewise,
+        })
+    }
+
+    /// The document cut at `cuts` (empty chunks included: a scanner must take them).
+    pub fn chunks(&self) -> Vec<&'a [u8]> {
+        let mut chunks = Vec::with_capacity(self.cuts.len() + 1);
+        let mut start = 0;
+        for &cut in &self.cuts {
+            chunks.push(&self.doc[start..cut]);
+            start = cut;
+        }
+        chunks.push(&self.doc[start..]);
+        chunks
+    }
+}
+
+/// The records and the verdict of one read.
+pub type Outcome<S> = (Vec<<S as Chunked>::Record>, Option<<S as Chunked>::Verdict>);
+
+/// Read `chunks` with a fresh scanner.
+pub fn read<S: Chunked>(chunks: &[&[u8]], max_token_bytes: usize) -> Outcome<S> {
+    let mut scanner = S::with_token_bound(max_token_bytes);
+    let mut records = Vec::new();
+    for chunk in chunks {
+        records.extend(scanner.feed(chunk));
+    }
+    records.extend(scanner.close());
+    (records, scanner.verdict())
+}
+
+/// The fuzz check: the whole document and its chunks (and its bytes, if asked) give the
+/// same records and the same verdict. Panics (a finding) when they do not.
+pub fn check<S: Chunked>(input: &[u8], max_token_bytes: usize) {
+    let Some(plan) = Plan::decode(input, max_token_bytes) else {
+        return;
+    };
+    let whole = read::<S>(&[plan.doc], plan.max_token_bytes);
+    let split = read::<S>(&plan.chunks(), plan.max_token_bytes);
+    assert_eq!(whole, split, "whole vs cut at {:?}", plan.cuts);
+    if plan.bytewise {
+        let bytes: Vec<&[u8]> = plan.doc.chunks(1).collect();
+        assert_eq!(
+            whole,
+            read::<S>(&bytes, plan.max_token_bytes),
+            "whole vs bytewise"
+        );
+    }
+}
+
+/// The crate's urlset tokenizer.
+impl Chunked for sitemap_reader_native::UrlsetScanner {
+    type Record = sitemap_reader_native::UrlRecord;
+    type Verdict = sitemap_reader_native::ErrorKind;
+
+    fn with_token_bound(max_token_bytes: usize) -> Self {
+        Self::new(max_token_bytes)
+    }
+    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record> {
+        self.feed(data)
+    }
+    fn close(&mut self) -> Vec<Self::Record> {
+        self.close()
+    }
+    fn verdict(&self) -> Option<Self::Verdict> {
+        self.error().map(|e| e.kind)
+    }
+}
+
+/// The crate's text scanner: its lines, and at the end what it counted.
+impl Chunked for sitemap_reader_native::text::TextScanner {
+    type Record = sitemap_reader_native::text::TextLine;
+    type Verdict = (u64, bool);
+
+    fn with_token_bound(max_token_bytes: usize) -> Self {
+        Self::new(max_token_bytes)
+    }
+    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record> {
+        self.feed(data)
+    }
+    fn close(&mut self) -> Vec<Self::Record> {
+        self.close()
+    }
+    fn verdict(&self) -> Option<Self::Verdict> {
+        Some((self.lines(), self.urlish()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_control_bytes_choose_the_cuts() {
+        // 0x83: 131 % 9 = five cuts, bytewise; 0x80: 128 % 9 = two cuts (at 3 and 1), bytewise
+        assert!(Plan::decode(&[0x83, 3, 0, 1, 0, b'a', b'b'], 1000).is_none());
+        let input = [0x80, 3, 0, 1, 0, b'a', b'b', b'c', b'd'];
+        let plan = Plan::decode(&input, 1000).unwrap();
+        assert_eq!(plan.cuts, [1, 3]);
+        assert_eq!(plan.max_token_bytes, 1000);
+        assert!(plan.bytewise);
+        assert_eq!(plan.chunks(), [&b"a"[..], b"bc", b"d"]);
+        assert!(Plan::decode(&[2, 0], 1000).is_none());
+    }
+
+    #[test]
+    fn a_text_sitemap_agrees_with_itself() {
+        let mut input = vec![0x81, 2, 0, 7, 0, 20, 0];
+        input.extend_from_slice(b"\xEF\xBB\xBFhttps://a/\r\n x\xff \n/p");
+        check::<sitemap_reader_native::text::TextScanner>(&input, 8);
+    }
+
+    #[test]
+    fn a_urlset_agrees_with_itself() {
+        let doc = b"<urlset><url><loc>https://a.example/&#97;</loc></url></urlset>";
+        let mut input = vec![0x81, 5, 0, 9, 0, 30, 0]; // 129 % 9 = three cuts; bytewise
+        input.extend_from_slice(doc);
+        check::<sitemap_reader_native::UrlsetScanner>(&input, 1 << 20);
+    }
+}
