@@ -156,28 +156,32 @@ impl BlockReader {
         loop {
             match reader.read_event().map_err(|_| Odd)? {
                 Event::Text(t) if is_space(&t) => {}
-                Event::Start(e) if image.is_none() && !self.index && self.is_link(&e) => {
-                    // <xhtml:link ...></xhtml:link>: white space at most before its end tag
-                    let link = self.alternate(&e)?;
-                    loop {
-                        match reader.read_event().map_err(|_| Odd)? {
-                            Event::Text(t) if is_space(&t) => {}
-                            Event::End(_) => break,
-                            _ => return Err(Odd),
+                Event::Start(e) => {
+                    let (kind, local) = self.key(e.name().0)?;
+                    let top = image.is_none() && !self.index;
+                    if top && (kind, local) == (XHTML, "link") {
+                        // <xhtml:link ...></xhtml:link>: white space at most before its end
+                        let link = self.alternate(&e)?;
+                        loop {
+                            match reader.read_event().map_err(|_| Odd)? {
+                                Event::Text(t) if is_space(&t) => {}
+                                Event::End(_) => break,
+                                _ => return Err(Odd),
+                            }
                         }
+                        fields.exts.extend(link);
+                        continue;
                     }
-                    fields.exts.extend(link);
-                }
-                Event::Start(e)
-                    if image.is_none() && !self.index && self.container(&e).is_some() =>
-                {
-                    let at = self.container(&e).unwrap_or_default();
-                    self.attributes(&e, |_, _| Ok(()))?;
-                    let found = self.read_container(&mut reader, at)?;
-                    fields.exts.push(Ext::PyContainer(at, found));
-                }
-                Event::Start(e) if bare(&e) => {
-                    let field = self.field(e.name().0, image.is_some())?;
+                    if let Some(at) = self.container_at(kind, local).filter(|_| top) {
+                        self.attributes(&e, |_, _| Ok(()))?;
+                        let found = self.read_container(&mut reader, at)?;
+                        fields.exts.push(Ext::PyContainer(at, found));
+                        continue;
+                    }
+                    if !bare(&e) {
+                        return Err(Odd);
+                    }
+                    let field = self.field(kind, local, image.is_some())?;
                     match field {
                         None => {
                             image = Some(ImageFields::default()); // <image:image>
@@ -228,8 +232,7 @@ impl BlockReader {
     }
 
     /// The field a start tag opens (`None`: an `<image:image>`), in or out of an image.
-    fn field(&self, name: &str, in_image: bool) -> Result<Option<Field>, Odd> {
-        let (kind, local) = self.key(name)?;
+    fn field(&self, kind: u8, local: &str, in_image: bool) -> Result<Option<Field>, Odd> {
         let field = match (kind, local, in_image) {
             (CORE, "loc", false) => Field::Loc,
             (CORE, "lastmod", false) => Field::Lastmod,
@@ -247,9 +250,10 @@ impl BlockReader {
     }
 
     fn key<'n>(&self, name: &'n str) -> Result<(u8, &'n str), Odd> {
-        let Some((prefix, local)) = name.split_once(':') else {
+        let Some(colon) = memchr::memchr(b':', name.as_bytes()) else {
             return Ok((CORE, name));
         };
+        let (prefix, local) = (&name[..colon], &name[colon + 1..]);
         let kind = self
             .kinds
             .iter()
@@ -257,7 +261,7 @@ impl BlockReader {
             .map(|&(_, k)| k)
             .ok_or(Odd)?;
         // (a prefixed core element is read by the Python scanner: here it is odd)
-        if kind == CORE || local.contains(':') {
+        if kind == CORE || memchr::memchr(b':', local.as_bytes()).is_some() {
             return Err(Odd);
         }
         Ok((kind, local))
@@ -315,9 +319,8 @@ impl BlockReader {
         }
     }
 
-    /// The container (video, news) a start tag opens, if any.
-    fn container(&self, e: &BytesStart<'_>) -> Option<usize> {
-        let (kind, local) = self.key(e.name().0).ok()?;
+    /// The container (video, news) an element of this kind and local name opens, if any.
+    fn container_at(&self, kind: u8, local: &str) -> Option<usize> {
         self.containers
             .iter()
             .position(|c| c.kind == kind && c.local == local)

@@ -121,7 +121,10 @@ impl BlockScanner {
             return Some(self.stop_with(&raw)); // (cannot be: checked above)
         };
         // U+FFFE and U+FFFF are no XML characters: expat reports them.
-        if text.contains(['\u{fffe}', '\u{ffff}']) {
+        let bytes = text.as_bytes();
+        if memmem::find(bytes, "\u{fffe}".as_bytes()).is_some()
+            || memmem::find(bytes, "\u{ffff}".as_bytes()).is_some()
+        {
             return Some(self.stop_with(&raw));
         }
         self.buf.push_str(text);
