@@ -138,19 +138,21 @@ impl BlockReader {
     /// The fields of `block` (from the white space before its start tag to the end of
     /// its end tag), or `Odd`.
     pub fn read(&mut self, block: &str) -> Result<Fields, Odd> {
-        let mut reader = Reader::from_str(block);
+        // Before the start tag: white space only, as the Python scanner takes a block. It
+        // is looked at here: quick-xml would drop a U+FEFF that starts its input.
+        let start = block.trim_start_matches(is_ws_char);
+        if !start.starts_with('<') {
+            return Err(Odd); // text, a reference: expat's (which may refuse them)
+        }
+        let mut reader = Reader::from_str(start);
         let config = reader.config_mut();
         config.check_end_names = true;
         config.check_comments = true;
         let mut fields = Fields::default();
         let tag = if self.index { "sitemap" } else { "url" };
-        // Before the start tag: white space only.
-        loop {
-            match reader.read_event().map_err(|_| Odd)? {
-                Event::Text(t) if is_space(&t) => {}
-                Event::Start(e) if e.name().0 == tag && bare(&e) => break,
-                _ => return Err(Odd),
-            }
+        match reader.read_event().map_err(|_| Odd)? {
+            Event::Start(e) if e.name().0 == tag && bare(&e) => {}
+            _ => return Err(Odd),
         }
         let mut image: Option<ImageFields> = None;
         loop {
@@ -555,6 +557,17 @@ mod tests {
             "<url><foo>x</foo></url>",
             "<url>text<loc>a</loc></url>",
             "<url><loc>a > b</loc></url>",
+            // between blocks: white space only (the block-split fuzz found the U+FEFF)
+            "\u{feff}\r\n<url><loc>a</loc></url>",
+            "\u{feff}<url><loc>a</loc></url>",
+            " \u{a0}<url><loc>a</loc></url>",
+            "x\n<url><loc>a</loc></url>",
+            "&bogus;<url><loc>a</loc></url>",
+            "&amp;<url><loc>a</loc></url>",
+            "<![CDATA[ ]]><url><loc>a</loc></url>",
+            "<!-- c --><url><loc>a</loc></url>",
+            "<?pi x?><url><loc>a</loc></url>",
+            "</x><url><loc>a</loc></url>",
         ] {
             assert_eq!(reader().read(block), Err(Odd), "{block}");
         }

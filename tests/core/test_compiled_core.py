@@ -306,12 +306,18 @@ def _news_with(inner: str) -> str:
         (_news_with("<x></>"), 1),
         (_news_with("<x></y>"), 1),
         (_news_with('<x></x a="">'), 1),
+        # between blocks, white space only (the block-split fuzz: a U+FEFF there)
+        ("\ufeff\r\n<url><loc>https://example.com/b</loc></url>", 2),
+        ("x\n<url><loc>https://example.com/b</loc></url>", 2),
+        ("&amp;<url><loc>https://example.com/b</loc></url>", 2),
+        ("&bogus;<url><loc>https://example.com/b</loc></url>", 1),
+        ("<![CDATA[]]>\n<url><loc>https://example.com/b</loc></url>", 2),
         ("\n<url><loc>https://example.com/b</loc></url>", 3),
     ],
 )
 def test_what_the_fuzzers_found_is_read_as_expat_reads_it(middle: str, taken: int) -> None:
-    """A block with a name expat refuses is expat's at any split (``taken``: the blocks
-    the compiled core takes, before a fatal error if any)."""
+    """A block with a name expat refuses, or after text between blocks, is expat's at any
+    split (``taken``: the blocks the compiled core takes, before a fatal error if any)."""
     text = f"{_FUZZED_HEAD}{middle}\n<url><loc>https://example.com/c</loc></url></urlset>"
     data_bytes = text.encode()
     exact = parse(data_bytes, fast=False)
