@@ -146,6 +146,139 @@ impl Chunked for sitemap_reader_native::text::TextScanner {
     }
 }
 
+/// The XML reader's compiled fast path, with the caller's part played as the proptests of
+/// `src/block` play it: a record handed back for judging counts as an entry, and expat
+/// closes a record at every end tag it is given. Its records are those it built and those
+/// it handed back, in order; its verdict the bytes expat was given, fillers taken out, as a
+/// sorted multiset (the chunking moves where a filler stands, never what else expat reads).
+/// Both only agree across splits on valid UTF-8 without U+FFFE or U+FFFF: a chunk that
+/// holds one of them hands every byte of it to expat, whatever blocks it holds, as the
+/// Python scanner does (`block_split` checks that the scanner never panics on such input,
+/// and compares the rest).
+pub struct BlockRun {
+    scanner: sitemap_reader_native::block::BlockScanner,
+    stopped: bool,
+    expat: Vec<u8>,
+}
+
+/// True when the block scanner must read `doc` alike at any split. Invalid UTF-8, U+FFFE
+/// and U+FFFF hand their chunk and the rest to expat, as the Python scanner does: where a
+/// cut falls moves which blocks come before them (taken here, or read by expat, with the
+/// same records in the reader), so only the other documents are compared.
+pub fn splits_agree(doc: &[u8]) -> bool {
+    std::str::from_utf8(doc).is_ok_and(|t| !t.contains(['\u{fffe}', '\u{ffff}']))
+}
+
+/// One thing a block-scanner read produced.
+#[derive(Debug, PartialEq)]
+pub enum BlockOut {
+    Built(sitemap_reader_native::block::Record),
+    Judged(sitemap_reader_native::block::Fields),
+}
+
+impl BlockRun {
+    fn pump(&mut self, out: &mut Vec<BlockOut>) {
+        use sitemap_reader_native::block::Step;
+        loop {
+            let mut built = Vec::new();
+            let step = self.scanner.run(&mut built);
+            self.scanner.entries += built.len() as u64;
+            out.extend(built.into_iter().map(BlockOut::Built));
+            match step {
+                Step::Wait => return,
+                Step::Judge(fields) => {
+                    self.scanner.entries += 1;
+                    out.push(BlockOut::Judged(fields));
+                }
+                Step::Send { data, tag, .. } => {
+                    self.expat.extend(data);
+                    if tag.is_some() {
+                        self.scanner.settled();
+                    }
+                }
+                Step::Stop(rest) => {
+                    self.expat.extend(rest);
+                    self.stopped = true;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl Chunked for BlockRun {
+    type Record = BlockOut;
+    type Verdict = Vec<u8>;
+
+    fn with_token_bound(max_token_bytes: usize) -> Self {
+        use sitemap_reader_native::block::{BlockScanner, Container, Limits, IMAGE, XHTML};
+        let (video, news) = (2, 3); // the element kinds of `_extensions` (VIDEO, NEWS)
+        let kinds = vec![
+            ("image".to_owned(), IMAGE),
+            ("xhtml".to_owned(), XHTML),
+            ("video".to_owned(), video),
+            ("news".to_owned(), news),
+        ];
+        let field = |kind: u8, local: &str| (kind, local.to_owned());
+        let containers = vec![
+            Container {
+                kind: video,
+                local: "video".to_owned(),
+                fields: vec![
+                    field(video, "title"),
+                    field(video, "tag"),
+                    field(video, "duration"),
+                ],
+            },
+            Container {
+                kind: news,
+                local: "news".to_owned(),
+                fields: vec![field(news, "title"), field(news, "name")],
+            },
+        ];
+        let limits = Limits {
+            max_urls: 50,
+            max_loc_length: 64,
+            max_token_bytes,
+        };
+        Self {
+            scanner: BlockScanner::new(kinds, containers, false, limits),
+            stopped: false,
+            expat: Vec::new(),
+        }
+    }
+    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record> {
+        let mut out = Vec::new();
+        if self.stopped {
+            self.expat.extend_from_slice(data);
+        } else if let Some(rest) = self.scanner.push(data) {
+            self.expat.extend(rest);
+            self.stopped = true;
+        } else {
+            self.pump(&mut out);
+        }
+        out
+    }
+    fn close(&mut self) -> Vec<Self::Record> {
+        if !self.stopped {
+            self.stopped = true;
+            let rest = self.scanner.finish();
+            self.expat.extend(rest);
+        }
+        Vec::new()
+    }
+    fn verdict(&self) -> Option<Self::Verdict> {
+        let mut kept: Vec<u8> = self
+            .expat
+            .iter()
+            .copied()
+            .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+            .collect();
+        kept.sort_unstable();
+        Some(kept)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +301,15 @@ mod tests {
         let mut input = vec![0x81, 2, 0, 7, 0, 20, 0];
         input.extend_from_slice(b"\xEF\xBB\xBFhttps://a/\r\n x\xff \n/p");
         check::<sitemap_reader_native::text::TextScanner>(&input, 8);
+    }
+
+    #[test]
+    fn a_non_character_moves_the_blocks_taken_with_the_cut() {
+        let doc = "<url><loc>https://a/</loc></url>\u{fffe}".as_bytes();
+        assert!(!splits_agree(doc) && splits_agree(&doc[..32]));
+        let whole = read::<BlockRun>(&[doc], 1 << 20);
+        let split = read::<BlockRun>(&[&doc[..32], &doc[32..]], 1 << 20);
+        assert_eq!((whole.0.len(), split.0.len()), (0, 1)); // (expat reads it when whole)
     }
 
     #[test]

@@ -288,3 +288,54 @@ def test_describe_names_the_compiled_core() -> None:
     assert _tokenizer.describe().startswith("core: rust, ")
     assert _tokenizer.new_scanner is not _scan.Scanner
     assert sys.modules.get("sitemap_reader._native") is not None
+
+
+_FUZZED_HEAD = (
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    ' xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'
+    ' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">\n'
+    "<url><loc>https://example.com/a</loc></url>"
+)
+
+
+def _news_with(inner: str) -> str:
+    return (
+        "\n<url><loc>https://example.com/b</loc><news:news><news:publication>"
+        + inner
+        + "<news:name>N</news:name></news:publication><news:title>T</news:title>"
+        "</news:news></url>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("middle", "taken"),
+    [
+        # names quick-xml lets through and expat refuses, in elements the block ignores
+        # (the differential fuzz: an empty element named by a control character)
+        (_news_with("<\x10/>"), 1),
+        (_news_with("<news:\x10ame/>"), 1),
+        (_news_with("<news:/>"), 1),
+        (_news_with("<x></>"), 1),
+        (_news_with("<x></y>"), 1),
+        (_news_with('<x></x a="">'), 1),
+        # between blocks, white space only (the block-split fuzz: a U+FEFF there)
+        ("\ufeff\r\n<url><loc>https://example.com/b</loc></url>", 2),
+        ("x\n<url><loc>https://example.com/b</loc></url>", 2),
+        ("&amp;<url><loc>https://example.com/b</loc></url>", 2),
+        ("&bogus;<url><loc>https://example.com/b</loc></url>", 1),
+        ("<![CDATA[]]>\n<url><loc>https://example.com/b</loc></url>", 2),
+        ("\n<url><loc>https://example.com/b</loc></url>", 3),
+    ],
+)
+def test_what_the_fuzzers_found_is_read_as_expat_reads_it(middle: str, taken: int) -> None:
+    """A block with a name expat refuses, or after text between blocks, is expat's at any
+    split (``taken``: the blocks the compiled core takes, before a fatal error if any)."""
+    text = f"{_FUZZED_HEAD}{middle}\n<url><loc>https://example.com/c</loc></url></urlset>"
+    data_bytes = text.encode()
+    exact = parse(data_bytes, fast=False)
+    for at in range(len(data_bytes) + 1):
+        pieces = [data_bytes[:at], data_bytes[at:]]
+        compiled, took, _ = _compiled(pieces)
+        _same(compiled, exact)
+        assert took == taken, at
+    _same(_python_fast([data_bytes], _DEFAULT), exact)
