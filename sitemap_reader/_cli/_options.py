@@ -346,9 +346,9 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         "--parse-threads",
         type=_parse_threads,
         metavar="N",
-        help="threads that parse sitemaps in the main process: a number, 'auto' (one a core "
-        "when the compiled core parses, off the GIL; none with the Python core) or 0 for "
-        "none (auto)",
+        help="threads that parse sitemaps in the main process: a number, 0 for none, or "
+        "'auto' (none for now: the records are built holding the GIL, so threads gain little) "
+        "(auto)",
     )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")
     command.add_argument("--no-progress", action="store_true", help="no progress display")

@@ -28,9 +28,11 @@ from ._formats._textcore import text_handler
 from ._sniff import Syntax, route
 from ._xml._document import XmlHandler
 
-# Whether SitemapParser.feed() and close() do their work with the GIL released (a compiled
-# core): the walk then parses documents in threads (ReaderConfig.parse_threads, auto).
-# The pure-Python core holds the GIL throughout.
+# Whether SitemapParser.feed() and close() do enough of their work with the GIL released
+# for threads to gain: the walk then parses documents in threads (ReaderConfig.parse_threads,
+# auto). Off: the compiled core scans detached but builds its records holding the GIL, and
+# two parse threads measured no gain on whole sites (benchmarks/bench_threads.py); the
+# pure-Python core holds the GIL throughout.
 RELEASES_GIL = False
 
 

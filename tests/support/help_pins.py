@@ -93,9 +93,9 @@ options:
   --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
-  --parse-threads N     threads that parse sitemaps in the main process: a number, 'auto' (one a
-                        core when the compiled core parses, off the GIL; none with the Python
-                        core) or 0 for none (auto)
+  --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
+                        'auto' (none for now: the records are built holding the GIL, so threads
+                        gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
@@ -205,9 +205,9 @@ options:
   --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
-  --parse-threads N     threads that parse sitemaps in the main process: a number, 'auto' (one a
-                        core when the compiled core parses, off the GIL; none with the Python
-                        core) or 0 for none (auto)
+  --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
+                        'auto' (none for now: the records are built holding the GIL, so threads
+                        gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
   --state [FILE]        remember what was read in FILE (SQLite; its directory is created) and next
@@ -329,9 +329,9 @@ options:
   --workers N           processes that parse the sitemaps an index names: a number, 'auto' (one a
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
-  --parse-threads N     threads that parse sitemaps in the main process: a number, 'auto' (one a
-                        core when the compiled core parses, off the GIL; none with the Python
-                        core) or 0 for none (auto)
+  --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
+                        'auto' (none for now: the records are built holding the GIL, so threads
+                        gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
 
