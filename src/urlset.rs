@@ -687,17 +687,11 @@ fn is_xml_space(b: u8) -> bool {
 
 /// `raw` with XML's line ends (CR LF and a lone CR become LF), appended to `out`.
 fn push_normalized(out: &mut String, raw: &str) {
-    if !raw.contains('\r') {
+    if raw.contains('\r') {
+        crate::block::text::push_line_ends(out, raw);
+    } else {
         out.push_str(raw);
-        return;
     }
-    let mut rest = raw;
-    while let Some(i) = rest.find('\r') {
-        out.push_str(&rest[..i]);
-        out.push('\n');
-        rest = rest[i + 1..].strip_prefix('\n').unwrap_or(&rest[i + 1..]);
-    }
-    out.push_str(rest);
 }
 
 /// An attribute's value as XML reads it: references decoded, white space made spaces.

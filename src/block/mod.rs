@@ -6,7 +6,7 @@ mod check;
 mod judge;
 pub mod read;
 pub mod scan;
-mod text;
+pub(crate) mod text;
 
 #[cfg(test)]
 mod proptests;

@@ -46,10 +46,16 @@ pub(crate) fn push_chars(out: &mut String, raw: &str, cdata: bool) -> Result<(),
             return Err(Odd);
         }
     }
-    if !cr {
+    if cr {
+        push_line_ends(out, raw);
+    } else {
         out.push_str(raw);
-        return Ok(());
     }
+    Ok(())
+}
+
+/// `raw` appended to `out` with XML's line ends: CR LF and a lone CR become LF.
+pub(crate) fn push_line_ends(out: &mut String, raw: &str) {
     let mut rest = raw;
     while let Some(i) = rest.find('\r') {
         out.push_str(&rest[..i]);
@@ -57,7 +63,6 @@ pub(crate) fn push_chars(out: &mut String, raw: &str, cdata: bool) -> Result<(),
         rest = rest[i + 1..].strip_prefix('\n').unwrap_or(&rest[i + 1..]);
     }
     out.push_str(rest);
-    Ok(())
 }
 
 /// Append what `&name;` stands for; a reference expat would refuse is odd.
