@@ -181,8 +181,8 @@ impl BlockRun {
         use sitemap_reader_native::block::Step;
         loop {
             let mut built = Vec::new();
+            // (the scanner counts the entries it builds itself, as the bindings rely on)
             let step = self.scanner.run(&mut built);
-            self.scanner.entries += built.len() as u64;
             out.extend(built.into_iter().map(BlockOut::Built));
             match step {
                 Step::Wait => return,
