@@ -306,16 +306,7 @@ mod tests {
 
     #[test]
     fn datetimes_are_spelled_as_isoformat() {
-        let date = |microsecond, offset_seconds| DateTime {
-            year: 2024,
-            month: 5,
-            day: 1,
-            hour: 9,
-            minute: 3,
-            second: 7,
-            microsecond,
-            offset_seconds,
-        };
+        let date = crate::lines::tests::at;
         let cases: &[(DateTime, &str)] = &[
             (date(0, 0), "2024-05-01T09:03:07+00:00"),
             (date(120, 3600), "2024-05-01T09:03:07.000120+01:00"),

@@ -6,7 +6,9 @@ use crate::record::ChangeFreq;
 
 const SITEMAP: &str = "https://e.com/s.xml";
 
-fn at(microsecond: u32, offset_seconds: i32) -> DateTime {
+/// A datetime of 2024-05-01T09:03:07 with these microseconds and offset (shared by the
+/// spelling tests).
+pub(super) fn at(microsecond: u32, offset_seconds: i32) -> DateTime {
     DateTime {
         year: 2024,
         month: 5,
