@@ -10,6 +10,7 @@ from typing import Any, Final, final
 
 __all__ = [
     "BlockScanner",
+    "Entries",
     "LineWriter",
     "TextScanner",
     "UrlsetScanner",
@@ -78,6 +79,31 @@ class LineWriter:
         scope, written): reading stops at the first entry the fast test does not pass (only
         the Python scope check can tell) or past the budget. None as ``write`` returns it;
         ValueError for entries that name several sitemaps."""
+    def write_run(
+        self,
+        run: Entries,
+        *,
+        start: int = 0,
+        scope: list[str] | None,
+        since: datetime | None,
+        keep_undated: bool = True,
+        room: int = ...,
+    ) -> tuple[bytes, int, int, int]:
+        """``write_passing`` on compiled records, from ``run[start]``, with no Python object
+        made: the lines, the index where the records judged end (the first the fast scope
+        test does not pass, the first past ``room``, or the run's end), and how many of those
+        were in scope and written. ValueError for a naive ``since``."""
+
+@final
+class Entries:
+    """A run of entries of one document as the compiled core read them (a ``BlockScanner``
+    made with ``lines``): ``LineWriter.write_run`` writes their lines, ``objects`` makes
+    their ``Entry`` records."""
+
+    def __len__(self) -> int: ...
+    def objects(self, start: int = 0, end: int | None = None) -> list[Any]:
+        """The entries from ``start`` to ``end`` (the run's end when None) as ``Entry``
+        records."""
 
 @final
 class BlockScanner:
@@ -87,7 +113,8 @@ class BlockScanner:
     declares; ``read(bytes, at)`` gives expat the bytes of a block the scanner did not
     take, ``settled(tag_len)`` says whether expat closed the record there; ``types`` the
     package's classes and record functions (``_tokenizer._TYPES``: the module imports
-    nothing of the package). ``panic_for_tests`` makes the scan panic, for the test that
+    nothing of the package). With ``lines``, the entries the scanner reads itself go to the
+    document's output as ``Entries`` runs, not as ``Entry`` records. ``panic_for_tests`` makes the scan panic, for the test that
     a caught panic ends the document with a problem.
     """
 
@@ -100,6 +127,7 @@ class BlockScanner:
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
         types: tuple[Any, ...],
+        lines: bool = False,
         panic_for_tests: bool = False,
     ) -> BlockScanner: ...
     def feed(self, data: bytes) -> bytes | None:

@@ -17,7 +17,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::block::{BlockScanner, Container, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
-use crate::record::{Alternate, DateTime, Image};
+use crate::record::{Alternate, DateTime, Entry, Image, SitemapRef};
 
 /// Panics caught in any scanner of the process: each one a bug.
 static PANICS: AtomicU64 = AtomicU64::new(0);
@@ -100,10 +100,9 @@ struct PyBlockScanner {
     url: Py<PyAny>,
     read: Py<PyAny>,
     settled: Py<PyAny>,
-    types: Types,
+    objects: Py<Objects>,
+    lines: bool, // entries go out as `Entries` (compiled records), not as objects
     records: Vec<Record>,
-    dates: HashMap<DateTime, Py<PyAny>>,
-    zones: HashMap<i32, Py<PyAny>>,
     done: bool, // the document was cut or a panic was caught: nothing more is read
     panic_for_tests: bool,
 }
@@ -111,7 +110,8 @@ struct PyBlockScanner {
 #[pymethods]
 impl PyBlockScanner {
     #[new]
-    #[pyo3(signature = (doc, *, index, kinds, read, settled, types, panic_for_tests = false))]
+    #[pyo3(signature = (doc, *, index, kinds, read, settled, types, lines = false, panic_for_tests = false))]
+    #[allow(clippy::too_many_arguments)] // (the Python constructor's keywords)
     fn new(
         doc: &Bound<'_, PyAny>,
         index: bool,
@@ -119,6 +119,7 @@ impl PyBlockScanner {
         read: Py<PyAny>,
         settled: Py<PyAny>,
         types: &Bound<'_, PyTuple>,
+        lines: bool,
         panic_for_tests: bool,
     ) -> PyResult<Self> {
         let py = doc.py();
@@ -201,10 +202,16 @@ impl PyBlockScanner {
             doc: doc.clone().unbind(),
             read,
             settled,
-            types,
+            objects: Py::new(
+                py,
+                Objects {
+                    types,
+                    dates: HashMap::new(),
+                    zones: HashMap::new(),
+                },
+            )?,
+            lines,
             records: Vec::new(),
-            dates: HashMap::new(),
-            zones: HashMap::new(),
             done: false,
             panic_for_tests,
         })
@@ -281,61 +288,270 @@ impl PyBlockScanner {
         }
     }
 
-    /// The records built detached, as the package's records, to the document's output.
+    /// The records built detached, to the document's output: as the package's records, or
+    /// (`lines`) each run of entries as one `Entries` holding them, the references still
+    /// as objects.
     fn flush(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>) -> PyResult<()> {
         let out = doc.getattr(intern!(py, "out"))?;
         let out = out.cast::<pyo3::types::PyList>()?;
         let url = self.url.bind(py).clone();
-        let records = std::mem::take(&mut self.records);
-        for record in &records {
-            let object = match record {
-                Record::Entry(e) => {
-                    let lastmod = self.date(py, e.lastmod)?;
-                    let changefreq = match e.changefreq {
-                        Some(c) => self.types.changefreqs[c as usize].bind(py).clone(),
-                        None => py.None().into_bound(py),
-                    };
-                    let priority = e.priority.into_pyobject(py)?.into_any();
-                    let loc = e.loc.as_str().into_pyobject(py)?.into_any();
-                    let none = PyTuple::empty(py).into_any();
-                    let (images, alternates) = if e.images.is_empty() && e.alternates.is_empty() {
-                        (none.clone(), none.clone())
-                    } else {
-                        let images = e.images.iter().map(|i| self.image(py, i));
-                        let images = PyTuple::new(py, images.collect::<PyResult<Vec<_>>>()?)?;
-                        let alternates = e.alternates.iter().map(|a| self.alternate(py, a));
-                        let alternates =
-                            PyTuple::new(py, alternates.collect::<PyResult<Vec<_>>>()?)?;
-                        (images.into_any(), alternates.into_any())
-                    };
-                    self.types.entry.build(
-                        py,
-                        [
-                            loc,
-                            lastmod,
-                            changefreq,
-                            priority,
-                            url.clone(),
-                            images,
-                            none.clone(),
-                            none,
-                            alternates,
-                        ],
-                    )?
-                }
-                Record::Ref(r) => {
-                    let lastmod = self.date(py, r.lastmod)?;
-                    let loc = r.loc.as_str().into_pyobject(py)?.into_any();
-                    self.types
-                        .sitemap_ref
-                        .build(py, [loc, lastmod, url.clone()])?
-                }
-            };
-            out.append(object)?;
+        let mut objects = self.objects.bind(py).borrow_mut();
+        if !self.lines {
+            for record in &self.records {
+                let object = match record {
+                    Record::Entry(e) => objects.entry(py, e, &url)?,
+                    Record::Ref(r) => objects.sitemap_ref(py, r, &url)?,
+                };
+                out.append(object)?;
+            }
+            self.records.clear(); // (the vector is kept: no allocation per chunk)
+            return Ok(());
         }
-        self.records = records;
-        self.records.clear(); // (the vector is kept: no allocation per chunk)
+        let mut records = std::mem::take(&mut self.records);
+        let mut run = Vec::new();
+        for record in records.drain(..) {
+            match record {
+                Record::Entry(e) => run.push(e),
+                Record::Ref(r) => {
+                    if !run.is_empty() {
+                        let entries = std::mem::take(&mut run);
+                        out.append(self.entries(py, &url, entries)?)?;
+                    }
+                    out.append(objects.sitemap_ref(py, &r, &url)?)?;
+                }
+            }
+        }
+        drop(objects);
+        if !run.is_empty() {
+            out.append(self.entries(py, &url, run)?)?;
+        }
+        self.records = records; // (empty, its room kept)
         Ok(())
+    }
+
+    fn entries(
+        &self,
+        py: Python<'_>,
+        url: &Bound<'_, PyAny>,
+        records: Vec<Entry>,
+    ) -> PyResult<Py<PyEntries>> {
+        Py::new(
+            py,
+            PyEntries {
+                records,
+                sitemap: url.extract()?,
+                url: url.clone().unbind(),
+                objects: self.objects.clone_ref(py),
+            },
+        )
+    }
+
+    /// Python judges these fields: `emit_entry` / `emit_ref`, after the extensions
+    /// Python must build (in document order, as the exact path counts what they note);
+    /// False once the document was cut.
+    fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
+        let objects = self.objects.bind(py).borrow();
+        let types = &objects.types;
+        let loc = f.loc.unwrap_or_default();
+        let ok = if self.core.is_index() {
+            types.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
+        } else if f.exts.is_empty() {
+            let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
+            types.emit_entry.bind(py).call1(args)?
+        } else {
+            let mut images = Vec::new();
+            let mut alternates = Vec::new();
+            let mut videos = Vec::new();
+            let mut news = Vec::new();
+            for ext in f.exts {
+                match ext {
+                    Ext::Image(i) => images.push(objects.image(py, &i)?),
+                    Ext::Alternate(a) => alternates.push(objects.alternate(py, &a)?),
+                    Ext::PyImage(values) => {
+                        let sub = PyDict::new(py);
+                        let names = ["loc", "caption", "title", "geo_location", "license"];
+                        for (name, value) in names.into_iter().zip(values) {
+                            if let Some(value) = value {
+                                sub.set_item(name, value)?;
+                            }
+                        }
+                        let built = types.build_image.bind(py).call1((sub, doc))?;
+                        if !built.is_none() {
+                            images.push(built);
+                        }
+                    }
+                    Ext::PyContainer(at, found) => {
+                        let builder = &types.builders[at];
+                        let sub = PyDict::new(py);
+                        for (field, value) in found {
+                            let name = builder.names[field].as_str();
+                            if builder.repeated[field] {
+                                match sub.get_item(name)? {
+                                    Some(list) => {
+                                        list.call_method1(intern!(py, "append"), (value,))?
+                                    }
+                                    None => {
+                                        sub.set_item(name, vec![value])?;
+                                        continue;
+                                    }
+                                };
+                            } else {
+                                sub.set_item(name, value)?;
+                            }
+                        }
+                        let built = builder.build.bind(py).call1((sub, doc))?;
+                        if !built.is_none() {
+                            if builder.slot == 1 {
+                                videos.push(built)
+                            } else {
+                                news.push(built)
+                            }
+                        }
+                    }
+                    Ext::PyAlternate([hreflang, href, media]) => {
+                        let args = (hreflang, href, media, doc);
+                        let built = types.alternate_of.bind(py).call1(args)?;
+                        if !built.is_none() {
+                            alternates.push(built);
+                        }
+                    }
+                }
+            }
+            let args = (
+                doc,
+                loc,
+                f.lastmod,
+                f.changefreq,
+                f.priority,
+                PyTuple::new(py, images)?,
+                PyTuple::new(py, videos)?,
+                PyTuple::new(py, news)?,
+                PyTuple::new(py, alternates)?,
+            );
+            types.emit_entry.bind(py).call1(args)?
+        };
+        ok.is_truthy()
+    }
+
+    /// A caught panic: the document ends with the problem, counted as a bug.
+    fn panicked(&mut self, py: Python<'_>, what: &str) -> PyResult<()> {
+        PANICS.fetch_add(1, Ordering::Relaxed);
+        self.done = true;
+        let message = format!("{what}; the document was read up to there");
+        let kind = self
+            .objects
+            .bind(py)
+            .borrow()
+            .types
+            .error_kind
+            .clone_ref(py);
+        self.doc
+            .bind(py)
+            .call_method1(intern!(py, "fail"), (kind, message))?;
+        Ok(())
+    }
+}
+
+/// A run of entries of one document as the compiled core read them (`BlockScanner` made
+/// with `lines`): `dump`'s line writer writes them with no Python object made
+/// (`LineWriter.write_run`); `objects` makes the package's `Entry` records of those it
+/// does not write.
+#[pyclass(module = "sitemap_reader._native", name = "Entries", frozen)]
+pub struct PyEntries {
+    pub records: Vec<Entry>,
+    pub sitemap: String, // the document's URL, every entry's `sitemap`
+    url: Py<PyAny>,      // the same, as the str object the package's records share
+    objects: Py<Objects>,
+}
+
+#[pymethods]
+impl PyEntries {
+    fn __len__(&self) -> usize {
+        self.records.len()
+    }
+
+    /// The entries from `start` to `end` (the end of the run when None) as `Entry` records.
+    #[pyo3(signature = (start = 0, end = None))]
+    fn objects<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        end: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let end = end.unwrap_or(self.records.len()).min(self.records.len());
+        let url = self.url.bind(py);
+        let mut objects = self.objects.bind(py).borrow_mut();
+        self.records
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|entry| objects.entry(py, entry, url))
+            .collect()
+    }
+}
+
+/// What turns the core's records into the package's, with caches of the datetimes and
+/// time zones built (sitemaps repeat a few dates thousands of times). One per document,
+/// shared by its scanner and its `Entries`.
+#[pyclass(module = "sitemap_reader._native")]
+struct Objects {
+    types: Types,
+    dates: HashMap<DateTime, Py<PyAny>>,
+    zones: HashMap<i32, Py<PyAny>>,
+}
+
+impl Objects {
+    fn entry<'py>(
+        &mut self,
+        py: Python<'py>,
+        e: &Entry,
+        url: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lastmod = self.date(py, e.lastmod)?;
+        let changefreq = match e.changefreq {
+            Some(c) => self.types.changefreqs[c as usize].bind(py).clone(),
+            None => py.None().into_bound(py),
+        };
+        let priority = e.priority.into_pyobject(py)?.into_any();
+        let loc = e.loc.as_str().into_pyobject(py)?.into_any();
+        let none = PyTuple::empty(py).into_any();
+        let (images, alternates) = if e.images.is_empty() && e.alternates.is_empty() {
+            (none.clone(), none.clone())
+        } else {
+            let images = e.images.iter().map(|i| self.image(py, i));
+            let images = PyTuple::new(py, images.collect::<PyResult<Vec<_>>>()?)?;
+            let alternates = e.alternates.iter().map(|a| self.alternate(py, a));
+            let alternates = PyTuple::new(py, alternates.collect::<PyResult<Vec<_>>>()?)?;
+            (images.into_any(), alternates.into_any())
+        };
+        // (the core reads no video or news: Python builds those, through `judge`)
+        self.types.entry.build(
+            py,
+            [
+                loc,
+                lastmod,
+                changefreq,
+                priority,
+                url.clone(),
+                images,
+                none.clone(),
+                none,
+                alternates,
+            ],
+        )
+    }
+
+    fn sitemap_ref<'py>(
+        &mut self,
+        py: Python<'py>,
+        r: &SitemapRef,
+        url: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lastmod = self.date(py, r.lastmod)?;
+        let loc = r.loc.as_str().into_pyobject(py)?.into_any();
+        self.types
+            .sitemap_ref
+            .build(py, [loc, lastmod, url.clone()])
     }
 
     fn image<'py>(&self, py: Python<'py>, i: &Image) -> PyResult<Bound<'py, PyAny>> {
@@ -405,103 +621,6 @@ impl PyBlockScanner {
         self.zones.insert(seconds, zone.clone().unbind());
         Ok(zone)
     }
-
-    /// Python judges these fields: `emit_entry` / `emit_ref`, after the extensions
-    /// Python must build (in document order, as the exact path counts what they note);
-    /// False once the document was cut.
-    fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
-        let loc = f.loc.unwrap_or_default();
-        let ok = if self.core.is_index() {
-            self.types.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
-        } else if f.exts.is_empty() {
-            let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
-            self.types.emit_entry.bind(py).call1(args)?
-        } else {
-            let mut images = Vec::new();
-            let mut alternates = Vec::new();
-            let mut videos = Vec::new();
-            let mut news = Vec::new();
-            for ext in f.exts {
-                match ext {
-                    Ext::Image(i) => images.push(self.image(py, &i)?),
-                    Ext::Alternate(a) => alternates.push(self.alternate(py, &a)?),
-                    Ext::PyImage(values) => {
-                        let sub = PyDict::new(py);
-                        let names = ["loc", "caption", "title", "geo_location", "license"];
-                        for (name, value) in names.into_iter().zip(values) {
-                            if let Some(value) = value {
-                                sub.set_item(name, value)?;
-                            }
-                        }
-                        let built = self.types.build_image.bind(py).call1((sub, doc))?;
-                        if !built.is_none() {
-                            images.push(built);
-                        }
-                    }
-                    Ext::PyContainer(at, found) => {
-                        let builder = &self.types.builders[at];
-                        let sub = PyDict::new(py);
-                        for (field, value) in found {
-                            let name = builder.names[field].as_str();
-                            if builder.repeated[field] {
-                                match sub.get_item(name)? {
-                                    Some(list) => {
-                                        list.call_method1(intern!(py, "append"), (value,))?
-                                    }
-                                    None => {
-                                        sub.set_item(name, vec![value])?;
-                                        continue;
-                                    }
-                                };
-                            } else {
-                                sub.set_item(name, value)?;
-                            }
-                        }
-                        let built = builder.build.bind(py).call1((sub, doc))?;
-                        if !built.is_none() {
-                            if builder.slot == 1 {
-                                videos.push(built)
-                            } else {
-                                news.push(built)
-                            }
-                        }
-                    }
-                    Ext::PyAlternate([hreflang, href, media]) => {
-                        let args = (hreflang, href, media, doc);
-                        let built = self.types.alternate_of.bind(py).call1(args)?;
-                        if !built.is_none() {
-                            alternates.push(built);
-                        }
-                    }
-                }
-            }
-            let args = (
-                doc,
-                loc,
-                f.lastmod,
-                f.changefreq,
-                f.priority,
-                PyTuple::new(py, images)?,
-                PyTuple::new(py, videos)?,
-                PyTuple::new(py, news)?,
-                PyTuple::new(py, alternates)?,
-            );
-            self.types.emit_entry.bind(py).call1(args)?
-        };
-        ok.is_truthy()
-    }
-
-    /// A caught panic: the document ends with the problem, counted as a bug.
-    fn panicked(&mut self, py: Python<'_>, what: &str) -> PyResult<()> {
-        PANICS.fetch_add(1, Ordering::Relaxed);
-        self.done = true;
-        let message = format!("{what}; the document was read up to there");
-        let kind = self.types.error_kind.bind(py);
-        self.doc
-            .bind(py)
-            .call_method1(intern!(py, "fail"), (kind, message))?;
-        Ok(())
-    }
 }
 
 /// How many panics the compiled core caught in this process (each one a bug).
@@ -512,6 +631,7 @@ pub fn caught_panics() -> u64 {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBlockScanner>()?;
+    m.add_class::<PyEntries>()?;
     m.add_function(wrap_pyfunction!(caught_panics, m)?)?;
     Ok(())
 }

@@ -16,6 +16,7 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use crate::guard::caught;
 use crate::lines::{instant, write_entries, write_passing, Format, Gate, Passed};
+use crate::py_block::PyEntries;
 use crate::record::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Video};
 
 #[pyclass(module = "sitemap_reader._native", name = "LineWriter", frozen)]
@@ -166,6 +167,55 @@ impl PyLineWriter {
                 passed.in_scope,
                 passed.written,
             ))),
+            Err(error) => Err(PyRuntimeError::new_err(error.message)),
+        }
+    }
+    /// The lines of a run of compiled records (`Entries`, from `start`) that pass the same
+    /// checks as `write_passing`, with no Python object made. Returns the lines, where the
+    /// records judged end (the first the fast scope test does not pass, or the first past
+    /// `room`, or the run's end), and how many of those were in scope and written.
+    #[pyo3(signature = (run, *, start = 0, scope, since, keep_undated = true, room = usize::MAX))]
+    #[allow(clippy::too_many_arguments)] // (the Python method's keywords)
+    fn write_run<'py>(
+        &self,
+        py: Python<'py>,
+        run: &Bound<'py, PyEntries>,
+        start: usize,
+        scope: Option<Vec<String>>,
+        since: Option<Bound<'py, PyAny>>,
+        keep_undated: bool,
+        room: usize,
+    ) -> PyResult<PassedLines<'py>> {
+        let since = match &since {
+            Some(since) => match Reader::new(py, &self.kinds, Depth::Scalars).date(since) {
+                Ok(date) => Some((instant(&date), keep_undated)),
+                Err(Miss::Python(error)) => return Err(error),
+                Err(Miss::Unfit) => {
+                    return Err(PyValueError::new_err(
+                        "since must be an aware datetime at a fixed offset of whole seconds",
+                    ))
+                }
+            },
+            None => None,
+        };
+        let gate = Gate { scope, since };
+        let run = run.get();
+        let records = run.records.get(start..).unwrap_or_default();
+        let format = self.format;
+        let written = py.detach(|| {
+            caught(|| {
+                let mut out = Vec::new();
+                let passed = write_passing(format, records, &run.sitemap, &gate, room, &mut out);
+                (out, passed)
+            })
+        });
+        match written {
+            Ok((out, passed)) => Ok((
+                PyBytes::new(py, &out),
+                start.min(run.records.len()) + passed.read,
+                passed.in_scope,
+                passed.written,
+            )),
             Err(error) => Err(PyRuntimeError::new_err(error.message)),
         }
     }

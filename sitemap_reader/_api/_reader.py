@@ -21,6 +21,7 @@ from .._io._http._network import LazyFetcher
 from .._io._state._incremental import feed_store
 from .._io._state._lock import RunLock, hold
 from .._io._state._store import StateStore, file_of, open_store
+from .._io._walk._lines import LinePlan
 from .._io._walk._walker import Walk
 
 if TYPE_CHECKING:
@@ -184,6 +185,7 @@ class SitemapReader:
         *,
         defer_leaves: bool = False,
         leaves: tuple[Leaf, ...] = (),
+        lines: LinePlan | None = None,
     ) -> Walk:
         if self._state is not _State.OPENED:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
@@ -207,6 +209,7 @@ class SitemapReader:
             store=self._store,
             defer_leaves=defer_leaves,
             leaves=leaves,
+            lines=lines,
         )
         # Opened on an iterator's first step, so every walk here has started (or will now).
         self._walks = {w for w in self._walks if not w.closed}
@@ -243,6 +246,15 @@ class SitemapReader:
         entry's source.
         """
         async with contextlib.aclosing(self._open_walk(sources).batches()) as batches:
+            async for batch in batches:
+                yield batch
+
+    async def _line_batches(
+        self, sources: tuple[Source, ...], lines: LinePlan
+    ) -> AsyncGenerator[Batch, None]:
+        """:meth:`walk_batches` for ``dump``: its entries may come as ``Lines`` written by
+        ``lines`` (``_io._walk._lines``) in place of ``Entry`` records."""
+        async with contextlib.aclosing(self._open_walk(sources, lines=lines).batches()) as batches:
             async for batch in batches:
                 yield batch
 

@@ -14,6 +14,8 @@ from typing import IO, Any
 import sitemap_reader as sr
 
 from .._base._replacement import Replacement
+from .._io._walk._lines import LinePlan, Lines
+from .._output._compiled import CompiledWriter
 from .._output._lines import change_writer, entry_writer
 from . import _options, _output
 from ._console import Console, Tally
@@ -176,20 +178,49 @@ def _dump(
         # in a second one when there are any; the root is kept for the parquet source.
         records: list[Any] = sr.Batch([e for e in batch if type(e) in RECORDS], batch.root)
         if len(records) < len(batch):
+            lined = False
             for event in batch:
-                kind = type(event)
+                kind: type = type(event)  # (Lines are no Event: the walk's, for dump alone)
                 if kind is sr.Problem:
                     console.problem(event)  # type: ignore[arg-type]
+                elif kind is Lines:
+                    lined = True
                 elif kind not in RECORDS:
                     tally.visited(event)  # type: ignore[arg-type]
+            if lined:
+                in_order(batch, tally)
+                return
+        put(records, tally)
+
+    def put(records: list[Any], tally: Tally) -> None:
         if since is not None:
-            records = sr.Batch(filter(kept, records), batch.root)
+            records = sr.Batch(filter(kept, records), getattr(records, "root", None))
         if records:
             tally.written += len(records)
             with _output.writing(name):
                 write(records)
 
-    tally = run_walk(args, config, console, handle)
+    def in_order(batch: sr.Batch, tally: Tally) -> None:
+        """Records and the lines the walk wrote, in the order they came."""
+        assert isinstance(write, CompiledWriter)
+        run = sr.Batch((), batch.root)
+        for event in batch:
+            kind: type = type(event)
+            if kind in RECORDS:
+                run.append(event)
+            elif kind is Lines:
+                put(run, tally)
+                run = sr.Batch((), batch.root)
+                lines: Lines = event  # type: ignore[assignment]
+                tally.written += lines.written
+                with _output.writing(name):
+                    write.put(lines.data)
+        put(run, tally)
+
+    plan = None
+    if isinstance(write, CompiledWriter) and not feed:
+        plan = LinePlan(write.lines, since, undated)
+    tally = run_walk(args, config, console, handle, plan)
     if flush is not None:
         with _output.writing(name):
             flush()

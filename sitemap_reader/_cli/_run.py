@@ -13,6 +13,7 @@ import sitemap_reader as sr
 
 from .._api._sync import run_blocking
 from .._base._gc import few_collections
+from .._io._walk._lines import LinePlan
 from ._console import Console, Tally
 from ._options import open_state
 from ._signals import cancelled_by_sigterm
@@ -23,9 +24,11 @@ def run_walk(
     config: sr.ReaderConfig,
     console: Console,
     handle: Callable[[sr.Batch, Tally], None],
+    lines: LinePlan | None = None,
 ) -> Tally:
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
-    ``handle(batch, tally)`` for each batch of events as it comes."""
+    ``handle(batch, tally)`` for each batch of events as it comes; with ``lines``, entries
+    may come as ``Lines`` it wrote (``dump``)."""
     state = open_state(args)
 
     async def walk() -> Tally:
@@ -36,11 +39,17 @@ def run_walk(
                 console.start(reader)
                 done = 0  # documents finished
                 try:
-                    async for batch in reader.walk_batches(*args.sources):
-                        handle(batch, tally)
-                        if reader.progress.done != done:
-                            done = reader.progress.done
-                            document_done()
+                    batches = (
+                        reader.walk_batches(*args.sources)
+                        if lines is None
+                        else reader._line_batches(tuple(args.sources), lines)
+                    )
+                    async with contextlib.aclosing(batches):  # closed here, not at exit
+                        async for batch in batches:
+                            handle(batch, tally)
+                            if reader.progress.done != done:
+                                done = reader.progress.done
+                                document_done()
                 finally:
                     console.stop()
                 tally.progress = reader.progress

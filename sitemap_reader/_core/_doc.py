@@ -71,6 +71,7 @@ class Document:
         "entries",
         "fatal",
         "limits",
+        "lines",
         "out",
         "resolve_relative",
         "tally",
@@ -87,6 +88,10 @@ class Document:
         self.entries = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
+        # The compiled scanner may put the entries it read itself in ``out`` as runs of its
+        # own records (``_native.Entries``), for dump's line writer (``SitemapParser``'s
+        # ``lines``); the other handlers and Python's scanner never do.
+        self.lines = False
         # Extension namespaces read as the real one (as written -> the real one), in the
         # order met: reported once, when the document ends, however many elements had them.
         self.variants: dict[str, str] = {}

@@ -56,6 +56,10 @@ class SitemapParser:
             False keeps to the exact expat path (the differential tests' reference).
         content_type: the ``Content-Type`` the document was served with: its charset says
             how to read a text sitemap (XML says its own encoding).
+        lines: let the compiled core return the urlset entries it reads itself as runs of
+            its own records (``_native.Entries``) in place of ``Entry`` records, for a
+            writer of lines that needs no objects (``dump``'s); without the compiled core,
+            and for every other format, the records are ``Entry`` as always.
 
     ``feed()`` and ``close()`` never raise for the content: they return the records
     completed so far, and a fault ends the document with a fatal ``Problem`` (always the
@@ -70,9 +74,11 @@ class SitemapParser:
         resolve_relative: bool = False,
         fast: bool = True,
         content_type: str | None = None,
+        lines: bool = False,
     ) -> None:
         self._fast = fast
         self._doc = Document(url or "", limits, resolve_relative)
+        self._doc.lines = lines
         self._decoding: Decoding | None = Decoding(self._doc, content_type)  # None: UTF-8
         self._head = b""  # bytes held until the routing is decided
         self._gunzip: Gunzip | None = None

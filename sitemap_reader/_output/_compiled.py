@@ -14,10 +14,13 @@ import codecs
 import csv
 import io
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from .._base._models import Alternate, ChangeFreq, Entry, Image, News, Video
 from .._core._xml._tokenizer import COMPILED
+
+if TYPE_CHECKING:
+    from .. import _native
 
 Write = Callable[[list[Entry]], None]
 
@@ -37,9 +40,49 @@ CSV_QUOTES_CR = _csv_row("\r") == '"\r",\n'
 CSV_COMPILED = _csv_row("\0") == "\0,\n"
 
 
+class CompiledWriter:
+    """Writes lists of entries through the crate's ``lines`` writer onto ``buffer``; the
+    lists it does not take through ``python_write`` (into ``text``, then onto ``buffer``).
+    ``put`` writes lines the crate wrote elsewhere (``dump``'s walk: ``_io._walk._lines``)."""
+
+    def __init__(
+        self,
+        lines: _native.LineWriter,
+        buffer: IO[bytes],
+        python_write: Write,
+        text: io.StringIO,
+        encoding: str,
+        errors: str,
+    ) -> None:
+        self.lines = lines
+        self.put = buffer.write
+        self._python_write = python_write
+        self._text = text
+        self._encoding = encoding
+        self._errors = errors
+        self.spill()
+
+    def spill(self) -> None:
+        """What the Python writer wrote, onto the buffer."""
+        text = self._text
+        written = text.getvalue()
+        if written:
+            text.seek(0)
+            text.truncate()
+            self.put(written.encode(self._encoding, self._errors))
+
+    def __call__(self, entries: list[Entry]) -> None:
+        data = self.lines.write(entries)
+        if data is None:
+            self._python_write(entries)
+            self.spill()
+        else:
+            self.put(data)
+
+
 def compiled_entry_writer(
     fmt: str, out: IO[str], python: Callable[[str, IO[str]], Write]
-) -> Write | None:
+) -> CompiledWriter | None:
     """The writer of entries as ``fmt`` onto ``out`` by the crate, or None where it does not
     run. ``python`` makes the Python writer, for the batches it does not take."""
     buffer: IO[bytes] | None = getattr(out, "buffer", None)
@@ -61,22 +104,4 @@ def compiled_entry_writer(
     out.flush()  # what was written as text comes first: from here on, only bytes
     text = io.StringIO()
     python_write = python(fmt, text)  # (the csv header is written into it at once)
-
-    def spill() -> None:
-        written = text.getvalue()
-        if written:
-            text.seek(0)
-            text.truncate()
-            buffer.write(written.encode(encoding, errors))
-
-    spill()
-
-    def write(entries: list[Entry]) -> None:
-        data = lines.write(entries)
-        if data is None:
-            python_write(entries)
-            spill()
-        else:
-            buffer.write(data)
-
-    return write
+    return CompiledWriter(lines, buffer, python_write, text, encoding, errors)

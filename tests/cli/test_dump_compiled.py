@@ -5,6 +5,7 @@ to stdout and to ``-o FILE``, and on a site served on 127.0.0.1."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,8 +13,16 @@ from sitemap_reader._core._pure import PURE_ENV
 from sitemap_reader._core._xml._tokenizer import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
 from tests.support.cli import main_captured, run_cli
-from tests.support.http_site import ThreadedServer, sitemapindex, text, xml
-from tests.support.lines import native, spy_on_line_writer
+from tests.support.http_site import (
+    ThreadedServer,
+    reset_after,
+    sequence,
+    sitemapindex,
+    text,
+    urlset,
+    xml,
+)
+from tests.support.lines import Spied, native, spy_on_line_writer
 
 native()
 pytestmark = pytest.mark.skipif(not COMPILED, reason=f"the compiled core is off ({PURE_ENV})")
@@ -84,18 +93,24 @@ def rich_urlset(base: str, n: int = 40) -> str:
 
 
 @pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The entries of each batch the real LineWriter wrote in this process."""
+def counted(monkeypatch: pytest.MonkeyPatch) -> Spied:
+    """What the real LineWriter wrote in this process."""
     return spy_on_line_writer(monkeypatch)
+
+
+def pure_run(monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[int, bytes, str]:
+    """``dump ARGV`` by the pure core, in a subprocess: its exit status, stdout, stderr."""
+    with monkeypatch.context() as env:
+        env.setenv(PURE_ENV, "1")
+        done = run_cli("dump", *argv)
+    return done.returncode, done.stdout, done.stderr.decode("utf-8")
 
 
 def pure_dump(monkeypatch: pytest.MonkeyPatch, *argv: str) -> bytes:
     """``dump ARGV``'s stdout from the pure core, in a subprocess."""
-    with monkeypatch.context() as env:
-        env.setenv(PURE_ENV, "1")
-        done = run_cli("dump", *argv)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    code, out, err = pure_run(monkeypatch, *argv)
+    assert code == 0, err
+    return out
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -103,7 +118,7 @@ def test_dump_of_a_file_writes_the_pure_cores_bytes(
     fmt: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    counted: list[int],
+    counted: Spied,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """To stdout and to -o FILE, every entry through the crate, the bytes of the pure core;
@@ -116,13 +131,16 @@ def test_dump_of_a_file_writes_the_pure_cores_bytes(
     code, out, _ = main_captured(capsys, "dump", str(path), "--format", fmt)
     assert code == 0
     assert out.encode("utf-8") == expected
-    assert sum(counted) == 40
+    assert counted.total == 40
+    # Plain entries as the walk's lines, those with a video or news (built by Python) as
+    # records: both, in document order (the bytes above).
+    assert counted.runs and counted.objects
 
     target = tmp_path / "out"
     code, out, _ = main_captured(capsys, "dump", str(path), "--format", fmt, "-o", str(target))
     assert code == 0 and out == ""
     assert target.read_bytes() == expected
-    assert sum(counted) == 80
+    assert counted.total == 80
 
     compiled = run_cli("dump", str(path), "--format", fmt)
     assert compiled.returncode == 0 and compiled.stdout == expected
@@ -132,7 +150,7 @@ def test_dump_of_a_file_writes_the_pure_cores_bytes(
 def test_dump_of_a_site_writes_the_pure_cores_bytes(
     fmt: str,
     capsys: pytest.CaptureFixture[str],
-    counted: list[int],
+    counted: Spied,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A site read through robots.txt and an index of three sitemaps: the same lines as the
@@ -148,7 +166,7 @@ def test_dump_of_a_site_writes_the_pure_cores_bytes(
         assert code == 0
         assert sorted(out.encode("utf-8").splitlines()) == sorted(expected.splitlines())
         assert out.startswith("loc,") == (fmt == "csv")
-        assert sum(counted) == 93
+        assert counted.total == 93
 
         one = pure_dump(monkeypatch, s.a("/s1.xml"), "--format", fmt, "--since", "2024-05-10")
         code, out, _ = main_captured(
@@ -156,3 +174,84 @@ def test_dump_of_a_site_writes_the_pure_cores_bytes(
         )
         assert code == 0 and out.encode("utf-8") == one
         assert 0 < len(one.splitlines()) < 31  # --since kept some, in the crate's lines
+
+
+def scoped_urlset(s: Any, n: int = 60) -> str:
+    """Entries the scope's fast test passes, between others on another host (dropped), with
+    a dot segment or an encoded one (only the full check can tell), dated and not."""
+    locs: list[str | dict[str, str]] = []
+    for i in range(n):
+        if i % 7 == 3:
+            loc = s.b(f"/other/{i}")
+        elif i % 11 == 5:
+            loc = s.a(f"/a/../p/{i}")
+        elif i % 13 == 4:
+            loc = s.a(f"/a/%2E%2e/p/{i}")
+        else:
+            loc = s.a(f"/p/{i}")
+        if i % 4 == 0:
+            locs.append(loc)
+        else:
+            locs.append({"loc": loc, "lastmod": f"2024-05-{1 + i % 28:02d}"})
+    return urlset(*locs)
+
+
+def summary(stderr: str) -> str:
+    """The run's summary line, its time left out (the rest is counts)."""
+    (line,) = (line for line in stderr.splitlines() if " read in " in line)
+    return line.rsplit(" in ", 1)[0]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    "options",
+    [
+        (),
+        ("--since", "2024-05-10"),
+        ("--since", "2024-05-10", "--since-strict"),
+        ("--max-entries", "25"),
+        ("--max-entries", "25", "--since", "2024-05-10"),
+    ],
+    ids=["all", "since", "since-strict", "budget", "budget-since"],
+)
+def test_the_walks_lines_pass_the_scope_the_budget_and_since_as_records_do(
+    fmt: str,
+    options: tuple[str, ...],
+    capsys: pytest.CaptureFixture[str],
+    counted: Spied,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Entries written as lines by the walk meet the scope (the fast test, then the full one
+    for what it cannot pass), the entry budget cut inside a run and ``--since``: the pure
+    core's bytes, exit status and counts."""
+    with ThreadedServer() as s:
+        s.add("/s.xml", xml(scoped_urlset(s)))
+        expected = pure_run(monkeypatch, s.a("/s.xml"), "--format", fmt, *options)
+        code, out, err = main_captured(capsys, "dump", s.a("/s.xml"), "--format", fmt, *options)
+    assert (code, out.encode("utf-8")) == expected[:2]
+    assert summary(err) == summary(expected[2])
+    assert "dropped as out of scope" in summary(err)
+    assert counted.runs  # (the lines path ran, beside the records the full check kept)
+    assert counted.total == len(out.splitlines()) - (fmt == "csv")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_body_cut_once_and_read_again_is_written_once(
+    fmt: str,
+    capsys: pytest.CaptureFixture[str],
+    counted: Spied,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reset mid-body after some lines were written: the retry reads the document again,
+    as records, and passes on only what was not written: every entry once, in order."""
+    with ThreadedServer() as s:
+        body = scoped_urlset(s, n=400)
+        cut = body.index("</url>", len(body) // 2) + 6
+        s.add("/s.xml", sequence(reset_after(body, cut), xml(body)))
+        s.add("/whole.xml", xml(body))
+        expected = pure_dump(monkeypatch, s.a("/whole.xml"), "--format", fmt)
+        code, out, _ = main_captured(capsys, "dump", s.a("/s.xml"), "--format", fmt)
+        assert s.count("/s.xml") == 2
+    assert code == 0
+    assert out.encode("utf-8") == expected.replace(b"/whole.xml", b"/s.xml")
+    assert counted.runs and counted.objects  # lines before the cut, records after it

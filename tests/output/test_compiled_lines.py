@@ -347,7 +347,7 @@ def test_the_command_line_writer_is_the_compiled_one_with_the_same_bytes(
     ]
     written = command_line_bytes(fmt, batches)
     assert written == header(fmt) + python_bytes(fmt, batches)
-    assert calls == [1, 3]
+    assert calls.objects == [1, 3] and calls.runs == []
 
 
 def test_a_stream_of_another_encoding_gets_the_python_writer() -> None:

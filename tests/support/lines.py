@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -38,11 +39,24 @@ def python_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """From now on, the entries of each batch the real LineWriter writes, counted (it is
-    wrapped, not replaced: what it writes is what lands on the output)."""
+@dataclass
+class Spied:
+    """What the real LineWriter wrote in a test: the entries of each list of ``Entry``
+    records (``write``) and of each compiled run (``write_run``, the walk's lines)."""
+
+    objects: list[int] = field(default_factory=list)
+    runs: list[int] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.objects) + sum(self.runs)
+
+
+def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> Spied:
+    """From now on, what the real LineWriter writes, counted (it is wrapped, not replaced:
+    what it writes is what lands on the output)."""
     module = native()
-    calls: list[int] = []
+    spied = Spied()
     real = module.LineWriter
 
     class Counted:
@@ -52,8 +66,14 @@ def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         def write(self, entries: list[Entry]) -> bytes | None:
             written: bytes | None = self._real.write(entries)
             if written is not None:
-                calls.append(len(entries))
+                spied.objects.append(len(entries))
             return written
 
+        def write_run(self, run: Any, **kw: Any) -> tuple[bytes, int, int, int]:
+            passed: tuple[bytes, int, int, int] = self._real.write_run(run, **kw)
+            if passed[3]:
+                spied.runs.append(passed[3])
+            return passed
+
     monkeypatch.setattr(module, "LineWriter", Counted)
-    return calls
+    return spied

@@ -108,7 +108,13 @@ def _compiled_block_scanner(native: object) -> NewScanner:
         settled: Callable[[int], bool],
     ) -> BlockScanner:
         scanner: BlockScanner = block_scanner(
-            doc, index=index, kinds=kinds, read=read, settled=settled, types=_TYPES
+            doc,
+            index=index,
+            kinds=kinds,
+            read=read,
+            settled=settled,
+            types=_TYPES,
+            lines=doc.lines,
         )
         return scanner
 
@@ -127,6 +133,19 @@ def _choose() -> tuple[ScannerType, NewScanner, str]:
 
 UrlsetScanner, new_scanner, _WHICH = _choose()
 COMPILED = UrlsetScanner is not PyUrlsetScanner
+
+
+def _entries_type() -> type | None:
+    if not COMPILED:
+        return None
+    from ... import _native
+
+    return _native.Entries
+
+
+# The class of the runs of compiled records a scanner made with ``lines`` puts in a
+# document's output (``_native.Entries``); None without the compiled core, which puts none.
+ENTRIES = _entries_type()
 
 
 def describe() -> str:

@@ -11,6 +11,7 @@ are the wrappers' of ``_holdback``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 from ..._base._config import ReaderConfig
 from ..._base._errors import HTTPStatusError, LimitExceeded, kind_of
@@ -31,9 +32,11 @@ from ..._core._walk._jobs import Job, JobKind, normalise
 from ..._core._walk._judge import Refusal, judge_child, judge_follow, judge_hop, judge_landing
 from ..._core._walk._scope import Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
+from ..._core._xml._tokenizer import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
 from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
+from ._lines import LinePlan, Lines
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 from ._reports import child_report, visited
@@ -61,6 +64,7 @@ class Settings:
     defer: bool = False  # discovery: a leaf sitemap is handed out unread
     pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
     threads: ParseThreads | None = None  # ReaderConfig.parse_threads: the others, in threads
+    lines: LinePlan | None = None  # dump: entries written as lines here (see ._lines)
 
 
 class SitemapBody:
@@ -80,6 +84,9 @@ class SitemapBody:
         self.parser: SitemapParser | RemoteParser | None = None
         self._pool = settings.pool  # None in discovery: its leaves are not read
         self._threads = settings.threads
+        # Lines are written here only where nothing else reads an entry: no store (its
+        # lastmod statistics, the change feed).
+        self._lines = settings.lines if tracker is None else None
         self.scope = Scope(job.url, config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
         self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
@@ -97,6 +104,13 @@ class SitemapBody:
         self.deferred = False  # discovery: a leaf, left unread
         self.size: int | None = None  # Content-Length, as the server said
         self._passed = {normalise(job.url)}  # where this job has been: its URL and its hops
+
+    @property
+    def writes_lines(self) -> bool:
+        """Whether this body's parser may return compiled runs for it to write as lines: on
+        a first attempt only (a retry skips what was passed on, counted in records, and
+        reads them as records)."""
+        return self._lines is not None and self.emitted == 0
 
     # -- the Body protocol ---------------------------------------------------------------------
 
@@ -136,6 +150,7 @@ class SitemapBody:
                 limits=config.limits,
                 resolve_relative=config.resolve_relative,
                 content_type=response.content_type,  # a text sitemap's charset
+                lines=self.writes_lines,
             ),
             Scope(final, config.scope, self.job.vouched),
         )
@@ -240,14 +255,18 @@ class SitemapBody:
                 return
             events = events[self._skip :]
             self._skip = 0
-        self.emitted += len(events)
-        locs = [e.loc for e in events if type(e) is Entry]
+        # (what a retry skips counts records: a run of compiled ones counts its entries)
+        runs = 0 if self._lines is None else sum(type(e) is ENTRIES for e in events)
+        self.emitted += len(events) + (
+            sum(len(cast(Any, e)) - 1 for e in events if type(e) is ENTRIES) if runs else 0
+        )
+        progress = self._outbox.progress
+        room = self._config.limits.max_entries - progress.entries
+        locs = [] if runs else [e.loc for e in events if type(e) is Entry]
         if len(locs) == len(events) and self.stats is None and self._filter.all_pass(locs):
             out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
         else:
-            out, entries = self._sort(events)
-        progress = self._outbox.progress
-        room = self._config.limits.max_entries - progress.entries
+            out, entries = self._sort(events, room)
         if entries > room:
             out = self._cut(out, room)
             entries = max(room, 0)
@@ -259,9 +278,10 @@ class SitemapBody:
             out = [e for e in out if type(e) is not Entry]
         await self._outbox.emit(out, root=self.job.root)
 
-    def _sort(self, events: list[Event]) -> tuple[list[Event], int]:
+    def _sort(self, events: list[Event], room: int) -> tuple[list[Event], int]:
         """The events to pass on, one by one: entries in scope (the others counted as
-        dropped), index children queued, problems kept; and how many entries passed."""
+        dropped), index children queued, problems kept, compiled runs written as lines
+        within the ``room`` the budget leaves; and how many entries passed."""
         check = self._filter.check
         out: list[Event] = []
         dropped = self.dropped
@@ -289,6 +309,8 @@ class SitemapBody:
                     if type(outcome) is Problem:
                         self.problems.append(outcome)
                     out.append(outcome)  # a problem, or the report of a duplicate or skip
+            elif type(event) is ENTRIES:
+                entries += self._write(cast(Any, event), room - entries, out)
             else:
                 assert isinstance(event, Problem)
                 self.problems.append(event)
@@ -297,6 +319,30 @@ class SitemapBody:
                 ):
                     out.append(event)  # a probed path that is a web page is no news
         return out, entries
+
+    def _write(self, run: Any, room: int, out: list[Event]) -> int:
+        """A compiled run (``_native.Entries``) as lines onto ``out``; returns the entries
+        passed. An entry the scope's fast test cannot pass is an ``Entry`` again for the
+        usual check, and once ``room`` is spent the rest are, for the budget's cut."""
+        plan = self._lines
+        assert plan is not None
+        prefixes = self._filter.prefixes
+        start, end, entries = 0, len(run), 0
+        while start < end:
+            if room - entries <= 0:
+                more, passed = self._sort(run.objects(start), 0)
+                out.extend(more)
+                return entries + passed
+            lines, start = plan.write(run, start, prefixes, room - entries)
+            if lines.in_scope:
+                out.append(cast(Event, lines))
+                entries += lines.in_scope
+            if start < end and room - entries > 0:  # only the full check can tell
+                more, passed = self._sort(run.objects(start, start + 1), 0)
+                out.extend(more)
+                entries += passed
+                start += 1
+        return entries
 
     def _child(self, ref: SitemapRef) -> tuple[Problem | SitemapVisited, ...]:
         """Queue an index child; else a Problem saying why not, or the report of a child
@@ -359,6 +405,8 @@ class SitemapBody:
                 if room <= 0:
                     continue
                 room -= 1
+            elif type(cast(object, event)) is Lines:  # written within the room left there
+                room -= cast(Lines, event).in_scope
             kept.append(event)
         problem = self._frontier.budget_problem(
             ProblemKind.MAX_ENTRIES, self.job.url, self.job.root

@@ -70,12 +70,13 @@ class LocalFiles:
         # location: nothing to resolve against, no scope for its entries.
         config = self._config
         base = config.base_url
+        body = self._body(job)
         parser = SitemapParser(
             base or name,
             limits=config.limits,
             resolve_relative=bool(base and config.resolve_relative),
+            lines=body.writes_lines,
         )
-        body = self._body(job)
         body.begin(parser, Scope(base, config.scope) if base else Scope("", ScopePolicy.OFF))
         tracker = self._tracker
         hashed = None if tracker is None else Hashed(body)

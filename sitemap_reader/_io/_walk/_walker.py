@@ -47,6 +47,7 @@ from .._state._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
+from ._lines import LinePlan
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
@@ -59,7 +60,8 @@ logger = logging.getLogger(__name__)
 class Walk:
     """One run over ``sources`` (and ``leaves`` found by discovery); iterate :meth:`batches`
     once. With ``defer_leaves`` (discovery), leaf sitemaps are sniffed (their first bytes
-    tell their format) and handed out as :class:`Leaf` records instead of being read."""
+    tell their format) and handed out as :class:`Leaf` records instead of being read. With
+    ``lines`` (the command line's ``dump``), the bodies write entry lines (``._lines``)."""
 
     def __init__(
         self,
@@ -71,6 +73,7 @@ class Walk:
         *,
         defer_leaves: bool = False,
         leaves: Sequence[Leaf] = (),
+        lines: LinePlan | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._config = config
@@ -86,6 +89,7 @@ class Walk:
             defer=defer_leaves,
             pool=self._pool,
             threads=self._threads,
+            lines=lines,
         )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
