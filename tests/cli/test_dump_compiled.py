@@ -4,15 +4,20 @@ to stdout and to ``-o FILE``, and on a site served on 127.0.0.1."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
+from sitemap_reader import Entry, SitemapRef
 from sitemap_reader._core._pure import PURE_ENV
 from sitemap_reader._core._xml._tokenizer import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
 from tests.support.cli import main_captured, run_cli
+from tests.support.documents import documents
+from tests.support.helpers import CORPUS, needs_corpus, parse
 from tests.support.http_site import (
     ThreadedServer,
     reset_after,
@@ -22,7 +27,7 @@ from tests.support.http_site import (
     urlset,
     xml,
 )
-from tests.support.lines import Spied, native, spy_on_line_writer
+from tests.support.lines import Spied, native, python_bytes, spy_on_line_writer
 
 native()
 pytestmark = pytest.mark.skipif(not COMPILED, reason=f"the compiled core is off ({PURE_ENV})")
@@ -255,3 +260,56 @@ def test_a_body_cut_once_and_read_again_is_written_once(
     assert code == 0
     assert out.encode("utf-8") == expected.replace(b"/whole.xml", b"/s.xml")
     assert counted.runs and counted.objects  # lines before the cut, records after it
+
+
+def reference_lines(path: Path, fmt: str) -> bytes | None:
+    """What the Python writer writes for the records the parser makes of ``path`` read as
+    ``dump`` reads a file (its absolute path as the sitemap), csv header included; None for
+    a document that names other sitemaps (``dump`` would fetch them)."""
+    name = str(path.resolve())
+    events = parse(path.read_bytes(), url=name)
+    if any(type(e) is SitemapRef for e in events):
+        return None
+    entries = [e for e in events if type(e) is Entry]
+    head = b"loc,lastmod,changefreq,priority,sitemap\n" if fmt == "csv" else b""
+    return head + python_bytes(fmt, [entries])
+
+
+@needs_corpus
+def test_dump_of_every_corpus_file_writes_the_python_writers_bytes(
+    capsys: pytest.CaptureFixture[str], counted: Spied
+) -> None:
+    """Each corpus file through ``dump`` (the walk's lines where the compiled core read the
+    entries, records elsewhere) against the Python writer on the parser's records."""
+    documents = 0
+    for path in sorted(CORPUS.rglob("*")):
+        # (robots.txt files and indexes name real hosts: no test reads those)
+        if not path.is_file() or path.name in ("MANIFEST.tsv", "README.md"):
+            continue
+        if path.parent.name == "robots" or reference_lines(path, "txt") is None:
+            continue
+        for fmt in ("jsonl", "csv", "txt") if CSV_COMPILED else ("jsonl", "txt"):
+            expected = reference_lines(path, fmt)
+            _, out, _ = main_captured(capsys, "dump", str(path), "--format", fmt, "-q")
+            assert out.encode("utf-8") == expected, f"{path.name} as {fmt}"
+        documents += 1
+    assert documents > 10
+    assert counted.runs and counted.objects  # both paths ran
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=documents())
+def test_dump_of_generated_documents_writes_the_python_writers_bytes(
+    data: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generated urlsets with every extension under varied prefixes, damaged or cut (and
+    indexes, left out), read by ``dump`` as jsonl: the Python writer's bytes for the parser's records."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "doc.xml"
+        path.write_bytes(data)
+        expected = reference_lines(path, "jsonl")
+        if expected is not None:  # (an index: dump would fetch what it names)
+            _, out, _ = main_captured(capsys, "dump", str(path), "--format", "jsonl", "-q")
+            assert out.encode("utf-8") == expected
