@@ -309,7 +309,7 @@ def test_a_long_value_before_a_fault_gives_one_verdict_whatever_the_split(fast: 
 
 
 _SPACES_BEFORE_A_DOCTYPE = """
-from sitemap_reader._core._xml._scan import PROLOG
+from sitemap_reader._core._xml._prolog import PROLOG
 for spaces in (26, 60_000):
     assert PROLOG.match(b" " * spaces + b"<!DOCTYPE urlset>") is None
 """

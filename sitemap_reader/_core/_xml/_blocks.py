@@ -29,14 +29,11 @@ from ._extensions import (
     ALTERNATES,
     CONTAINERS,
     CORE,
-    EXT_VARIANTS,
     IMAGE,
-    LOOKALIKE,
     REPEATED,
     XHTML,
     alternate,
     alternate_of,
-    kind_of,
     lookalike,
 )
 
@@ -85,10 +82,6 @@ _L3 = re.compile(_WS + _LEAF)
 
 _PIECE = re.compile(r"<!\[CDATA\[(.*?)\]\]>|&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);", re.DOTALL)
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
-_NS_DECL = re.compile(
-    rb"[ \t\r\n]xmlns:([A-Za-z_][A-Za-z0-9_.\-]*)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"&]*)\"|'([^'&]*)')"
-)
-
 _IMAGE_SPEC = CONTAINERS[(IMAGE, "image")]
 _image = _IMAGE_SPEC.build
 _URL_FIELDS = {(CORE, n): n for n in ("loc", "lastmod", "changefreq", "priority")}
@@ -97,20 +90,6 @@ _SITEMAP_FIELDS = {(CORE, n): n for n in ("loc", "lastmod")}
 
 class Odd(Exception):
     """The block holds something only expat may judge."""
-
-
-def prefixes(root_attrs: bytes) -> dict[str, int] | None:
-    """The element kind of each prefix the root start tag declares (its attribute bytes),
-    or None when one is a variant or a look-alike of an extension's namespace: such rare
-    documents are the exact path's, which reports them (once, at the end)."""
-    kinds: dict[str, int] = {}
-    for m in _NS_DECL.finditer(root_attrs):
-        uri = (m[2] if m[2] is not None else m[3]).decode("utf-8", "replace")
-        kind = kind_of(uri)
-        if kind == LOOKALIKE or uri in EXT_VARIANTS:
-            return None
-        kinds[m[1].decode()] = kind
-    return kinds
 
 
 def _piece(m: re.Match[str]) -> str:

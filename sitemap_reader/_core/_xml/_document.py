@@ -31,7 +31,7 @@ from ._expat import (
     position,
     refusal,
 )
-from ._scan import PROLOG, eligible
+from ._prolog import PROLOG, eligible
 from ._sitemap import SitemapMachine
 
 _FEEDS = (Format.RSS, Format.ATOM)

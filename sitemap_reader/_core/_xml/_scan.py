@@ -23,44 +23,16 @@ from collections.abc import Callable
 
 from ..._base._models import Image
 from .._doc import Document
-from ._blocks import BlockReader, Odd, field_value, prefixes
+from ._blocks import BlockReader, Odd, field_value
 from ._records import emit_entry, emit_ref
 
 _W = r"[ \t\r\n]*"
 _URL_END = re.compile(r"</url" + _W + r">")
 _SITEMAP_END = re.compile(r"</sitemap" + _W + r">")
 
-# What the document must start with for the scanner to take over after the root tag:
-# an optional BOM and declaration, comments, processing instructions (<?xml-stylesheet?>,
-# which Yoast, Rank Math and WordPress write, among them) and white space (no DOCTYPE: it
-# could declare defaults), then an unprefixed root start tag.
-PROLOG = re.compile(
-    rb"(?:\xef\xbb\xbf)?(?:<\?xml(?P<decl>[^>]*)\?>)?"
-    # (one white-space character an iteration: "(?:\s+)*" backtracks exponentially on a
-    # long run of spaces before a prolog that does not match)
-    rb"(?:[ \t\r\n]|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
-    rb"<(?P<root>[A-Za-z_][\w.\-:]*)"
-    rb"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:][\w.\-:]*[ \t\r\n]*=[ \t\r\n]*(?:\"[^\"<]*\"|'[^'<]*'))*)"
-    rb"[ \t\r\n]*>"
-)
-_ENCODING = re.compile(rb"encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z0-9._\-]+)[\"']")
 BLOCK_MAX = 65_536  # a longer block is left to expat
 # After this many blocks left to expat, if they are half of all, expat reads the rest alone.
 _ODD_BLOCKS = 64
-
-
-def eligible(match: re.Match[bytes]) -> dict[str, int] | None:
-    """For a document whose prolog matched: None when the scanner may not run, else the
-    element kind of each prefix the root declares."""
-    root = match["root"]
-    if root not in (b"urlset", b"sitemapindex"):
-        return None
-    decl = match["decl"]
-    if decl:
-        enc = _ENCODING.search(decl)
-        if enc is not None and enc[1].lower() != b"utf-8":
-            return None
-    return prefixes(match["attrs"])
 
 
 def _complete(raw: bytes) -> int:

@@ -26,7 +26,6 @@ from .._doc import Document
 from .._pure import PURE_ENV, pure_requested
 from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
 from ._records import emit_entry, emit_ref
-from ._scan import Scanner as PyScanner
 from ._urlscan import Fault, Fields, PyUrlsetScanner
 
 
@@ -122,12 +121,17 @@ def _compiled_block_scanner(native: object) -> NewScanner:
 
 
 def _choose() -> tuple[ScannerType, NewScanner, str]:
+    # (the Python scanner and its regexes are imported only where they run)
     if pure_requested():
-        return PyUrlsetScanner, PyScanner, f"python, {PURE_ENV}"
+        from ._scan import Scanner
+
+        return PyUrlsetScanner, Scanner, f"python, {PURE_ENV}"
     try:
         from ... import _native
     except ImportError:
-        return PyUrlsetScanner, PyScanner, "python, no compiled core"
+        from ._scan import Scanner
+
+        return PyUrlsetScanner, Scanner, "python, no compiled core"
     return _native.UrlsetScanner, _compiled_block_scanner(_native), f"rust, {_native.build_profile}"
 
 
