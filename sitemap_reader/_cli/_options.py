@@ -347,7 +347,8 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         type=_parse_threads,
         metavar="N",
         help="threads that parse sitemaps in the main process: a number, 0 for none, or "
-        "'auto' (none for now: the records are built holding the GIL, so threads gain little) "
+        "'auto' (one a core where dump writes its lines from the compiled core's records; "
+        "none elsewhere: records built for Python hold the GIL, so threads gain little) "
         "(auto)",
     )
     command.add_argument("-q", "--quiet", action="store_true", help="no problems, no summary")

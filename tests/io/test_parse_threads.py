@@ -27,6 +27,7 @@ from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
 from sitemap_reader._core import _parser
 from sitemap_reader._core._xml import _tokenizer
+from sitemap_reader._core._xml._tokenizer import COMPILED
 from sitemap_reader._core._xml._urlscan import PyUrlsetScanner
 from sitemap_reader._io._walk import _body
 from sitemap_reader._io._walk._threads import ParseThreads, threads_for
@@ -385,6 +386,19 @@ def test_auto_threads_only_when_the_core_releases_the_gil(
     assert threads_for(ReaderConfig()) == (cores if cores > 1 else 0)
     assert threads_for(ReaderConfig(parse_threads=0)) == 0
     assert threads_for(ReaderConfig(parse_threads=3)) == 3
+
+
+def test_auto_threads_for_dumps_lines_under_the_compiled_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A walk writing dump's lines keeps its records in Rust: auto gives one thread a core
+    with the compiled core (none on one core), none with the pure-Python one."""
+    monkeypatch.setattr(_parser, "RELEASES_GIL", False)
+    cores = available_cores()
+    expected = cores if COMPILED and cores > 1 else 0
+    assert threads_for(ReaderConfig(), lines=True) == expected
+    assert threads_for(ReaderConfig()) == 0
+    assert threads_for(ReaderConfig(parse_threads=0), lines=True) == 0
 
 
 def test_parse_threads_must_not_be_negative() -> None:

@@ -94,7 +94,8 @@ options:
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
   --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
-                        'auto' (none for now: the records are built holding the GIL, so threads
+                        'auto' (one a core where dump writes its lines from the compiled core's
+                        records; none elsewhere: records built for Python hold the GIL, so threads
                         gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
@@ -206,7 +207,8 @@ options:
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
   --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
-                        'auto' (none for now: the records are built holding the GIL, so threads
+                        'auto' (one a core where dump writes its lines from the compiled core's
+                        records; none elsewhere: records built for Python hold the GIL, so threads
                         gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display
@@ -330,7 +332,8 @@ options:
                         core when there are several) or 0 for none, all parsed in the main process
                         (0)
   --parse-threads N     threads that parse sitemaps in the main process: a number, 0 for none, or
-                        'auto' (none for now: the records are built holding the GIL, so threads
+                        'auto' (one a core where dump writes its lines from the compiled core's
+                        records; none elsewhere: records built for Python hold the GIL, so threads
                         gain little) (auto)
   -q, --quiet           no problems, no summary
   --no-progress         no progress display

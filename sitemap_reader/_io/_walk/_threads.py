@@ -28,17 +28,24 @@ from ..._base._config import ReaderConfig
 from ..._base._cores import available_cores
 from ..._base._models import Event
 from ..._core import _parser
+from ..._core._xml._tokenizer import COMPILED
 
 
-def threads_for(config: ReaderConfig) -> int:
-    """How many parse threads a walk of ``config`` keeps (0: parsed on the event loop).
+def threads_for(config: ReaderConfig, *, lines: bool = False) -> int:
+    """How many parse threads a walk of ``config`` keeps (0: parsed on the event loop);
+    ``lines``: the walk writes ``dump``'s lines from compiled records (``._lines``).
 
-    Auto (None): one a core, when the parser's core releases the GIL and there are several
-    cores to run on; else none."""
+    Auto (None): one a core, when the parser's core releases the GIL for enough of its
+    work and there are several cores to run on; else none. The compiled core does when
+    its records stay in Rust (``lines``): the scan and the writing run detached, and only
+    a run a chunk is handed back (``benchmarks/bench_threads.py``: 1.13x to 1.28x on a
+    site, on two cores). Building ``Entry`` records holds the GIL, so the library's walks
+    gain little (``_parser.RELEASES_GIL``)."""
     if config.parse_threads is not None:
         return config.parse_threads
     cores = available_cores()
-    return cores if _parser.RELEASES_GIL and cores > 1 else 0
+    releases = _parser.RELEASES_GIL or (lines and COMPILED)
+    return cores if releases and cores > 1 else 0
 
 
 class ParseThreads:

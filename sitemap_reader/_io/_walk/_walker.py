@@ -80,7 +80,7 @@ class Walk:
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
-        threads = threads_for(config)
+        threads = threads_for(config, lines=lines is not None)
         # Made here, started as calls come: a walk that parses nothing starts no thread.
         self._threads = ParseThreads(threads) if threads else None
         self._settings = Settings(
