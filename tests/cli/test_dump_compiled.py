@@ -4,6 +4,7 @@ to stdout and to ``-o FILE``, and on a site served on 127.0.0.1."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -266,7 +267,7 @@ def reference_lines(path: Path, fmt: str) -> bytes | None:
     """What the Python writer writes for the records the parser makes of ``path`` read as
     ``dump`` reads a file (its absolute path as the sitemap), csv header included; None for
     a document that names other sitemaps (``dump`` would fetch them)."""
-    name = str(path.resolve())
+    name = os.path.abspath(path)  # (as the command line names a file: links not resolved)
     events = parse(path.read_bytes(), url=name)
     if any(type(e) is SitemapRef for e in events):
         return None
