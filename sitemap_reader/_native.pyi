@@ -4,7 +4,7 @@ Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Final, final
 
@@ -84,7 +84,7 @@ class LineWriter:
         run: Entries,
         *,
         start: int = 0,
-        scope: list[str] | None,
+        scope: Sequence[str] | None,
         since: datetime | None,
         keep_undated: bool = True,
         room: int = ...,

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -98,6 +99,7 @@ struct PyBlockScanner {
     core: BlockScanner,
     doc: Py<PyAny>,
     url: Py<PyAny>,
+    sitemap: Arc<str>, // the same URL, for the runs of `lines` (shared, not copied a run)
     read: Py<PyAny>,
     settled: Py<PyAny>,
     objects: Py<Objects>,
@@ -199,6 +201,7 @@ impl PyBlockScanner {
         Ok(Self {
             core: BlockScanner::new(prefixes, containers, index, limits),
             url: doc.getattr(intern!(py, "url"))?.unbind(),
+            sitemap: doc.getattr(intern!(py, "url"))?.extract::<String>()?.into(),
             doc: doc.clone().unbind(),
             read,
             settled,
@@ -339,7 +342,7 @@ impl PyBlockScanner {
             py,
             PyEntries {
                 records,
-                sitemap: url.extract()?,
+                sitemap: Arc::clone(&self.sitemap),
                 url: url.clone().unbind(),
                 objects: self.objects.clone_ref(py),
             },
@@ -459,8 +462,8 @@ impl PyBlockScanner {
 #[pyclass(module = "sitemap_reader._native", name = "Entries", frozen)]
 pub struct PyEntries {
     pub records: Vec<Entry>,
-    pub sitemap: String, // the document's URL, every entry's `sitemap`
-    url: Py<PyAny>,      // the same, as the str object the package's records share
+    pub sitemap: Arc<str>, // the document's URL, every entry's `sitemap`
+    url: Py<PyAny>,        // the same, as the str object the package's records share
     objects: Py<Objects>,
 }
 

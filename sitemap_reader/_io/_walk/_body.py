@@ -255,11 +255,10 @@ class SitemapBody:
                 return
             events = events[self._skip :]
             self._skip = 0
+        self.emitted += len(events)
+        runs = [] if self._lines is None else [e for e in events if type(e) is ENTRIES]
         # (what a retry skips counts records: a run of compiled ones counts its entries)
-        runs = 0 if self._lines is None else sum(type(e) is ENTRIES for e in events)
-        self.emitted += len(events) + (
-            sum(len(cast(Any, e)) - 1 for e in events if type(e) is ENTRIES) if runs else 0
-        )
+        self.emitted += sum(len(cast(Any, run)) - 1 for run in runs)
         progress = self._outbox.progress
         room = self._config.limits.max_entries - progress.entries
         locs = [] if runs else [e.loc for e in events if type(e) is Entry]

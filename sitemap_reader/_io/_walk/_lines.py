@@ -47,7 +47,7 @@ class LinePlan:
         data, end, in_scope, written = self.writer.write_run(
             run,
             start=start,
-            scope=None if scope is None else list(scope),
+            scope=scope,  # (the crate takes a tuple as a list)
             since=self.since,
             keep_undated=self.keep_undated,
             room=max(room, 0),
