@@ -64,21 +64,22 @@ from ._base._models import (
     Video,
 )
 from ._base._run import Batch, Progress
-from ._check._codes import CODES, Code, Finding, Severity
 from ._core._dates import parse_datetime
 from ._core._parser import SitemapParser
-from ._io._http._pace_store import LocalPace, PaceStart, PaceStore
 from ._io._http._transport import Transport, TransportResponse
-from ._io._state._sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
-from ._io._state._store import StateStore, default_state_path
 from ._output._lines import entry_to_dict
 
 if _typing.TYPE_CHECKING:
     from ._api._reader import SitemapReader
     from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
+    from ._base._version import __version__
     from ._check._checker import Checker, CheckOptions
+    from ._check._codes import CODES, Code, Finding, Severity
     from ._core._walk._jobs import Leaf
     from ._io._http._gate import HostGate
+    from ._io._http._pace_store import LocalPace, PaceStart, PaceStore
+    from ._io._state._sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
+    from ._io._state._store import StateStore, default_state_path
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
     from ._output._table import (
         ParquetSink,
@@ -92,8 +93,23 @@ if _typing.TYPE_CHECKING:
 # The I/O layer (aiohttp, asyncio) loads on first use (PEP 562), so that the sans-IO core
 # and the records can be imported without it; so do the columnar outputs, whose pyarrow and
 # pandas are optional extras (imported when a function needs them), and the checks, which
-# only ``check`` needs (the command line's start).
+# only ``check`` needs (the command line's start). The state store (sqlite3), the pace store,
+# check's codes and the version (importlib.metadata) load on first use too: a dump of a file
+# with no state file uses none of them.
 _LAZY = {
+    "__version__": "._base._version",
+    "CODES": "._check._codes",
+    "Code": "._check._codes",
+    "Finding": "._check._codes",
+    "Severity": "._check._codes",
+    "LocalPace": "._io._http._pace_store",
+    "PaceStart": "._io._http._pace_store",
+    "PaceStore": "._io._http._pace_store",
+    "MemoryStateStore": "._io._state._sqlite",
+    "SqliteStateStore": "._io._state._sqlite",
+    "StoreSummary": "._io._state._sqlite",
+    "StateStore": "._io._state._store",
+    "default_state_path": "._io._state._store",
     "HostGate": "._io._http._gate",
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
@@ -114,7 +130,6 @@ _LAZY = {
     "walk_sync": "._api._sync",
 }
 
-from ._base._version import __version__
 
 __all__ = [
     "CODES",

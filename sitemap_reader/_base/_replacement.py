@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from typing import Final
 
@@ -80,9 +79,11 @@ class Replacement:
 
 
 def _create(directory: str, suffix: str) -> tuple[int, str]:
-    """A new file in ``directory`` with a random name, created mode 0666 (the umask applies)."""
+    """A new file in ``directory`` with a random name, created mode 0666 (the umask applies).
+    The name's bytes come from ``os.urandom``, as ``secrets`` takes them, without loading
+    ``secrets`` and its hashing modules at every start."""
     for _ in range(100):
-        path = os.path.join(directory, f"{PREFIX}{secrets.token_hex(4)}{suffix}")
+        path = os.path.join(directory, f"{PREFIX}{os.urandom(4).hex()}{suffix}")
         try:
             return os.open(path, _FLAGS, 0o666), path
         except FileExistsError:

@@ -19,8 +19,6 @@ from ._console import Console
 if TYPE_CHECKING:
     from ._console import Tally
 
-_FAIL_RANK = {"error": sr.Severity.ERROR.rank, "warning": sr.Severity.WARNING.rank}
-
 
 def register(commands: _options.Commands) -> None:
     check = _options.add_command(
@@ -150,7 +148,7 @@ def _registry(args: argparse.Namespace) -> int:
 def _exit_status(findings: list[sr.Finding], fail_on: str) -> int:
     if fail_on == "never":
         return 0
-    rank = _FAIL_RANK[fail_on]
+    rank = sr.Severity(fail_on).rank  # "error" or "warning": the choices of --fail-on
     return 1 if any(item.severity.rank >= rank for item in findings) else 0
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
 # -- https://www.w3.org/TR/NOTE-datetime, loosened the way real files need: a space for the
@@ -104,6 +103,10 @@ def _parse_rfc822(value: str) -> datetime | None:
     # -- RFC 822 section 5 as RSS 2.0 uses it ("Sat, 07 Sep 2002 00:00:01 GMT").
     if not any(c.isalpha() for c in value):
         return None
+    # Imported here: the email package costs every start several milliseconds, and only
+    # feeds carry such dates.
+    from email.utils import parsedate_to_datetime
+
     try:
         parsed = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):

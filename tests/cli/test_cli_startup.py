@@ -38,6 +38,18 @@ _NETWORK = (
     "sitemap_reader._io._http._fetch",
 )
 _FEEDS = ("feedparser",)
+# Loaded only by a run with a state file (sqlite3, the spool of held-back bodies), by
+# ``--version`` and the report page (the metadata), by feeds' RFC 822 dates (email) or by
+# check (its codes).
+_ON_DEMAND = (
+    "sqlite3",
+    "tempfile",
+    "importlib.metadata",
+    "email",
+    "secrets",
+    "sitemap_reader._io._state._sqlite",
+    "sitemap_reader._check._codes",
+)
 _CHECKS = (
     "sitemap_reader._check._checker",
     "sitemap_reader._check._lint",
@@ -84,6 +96,29 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
     assert _loaded(modules, _NETWORK) == []
     assert _loaded(modules, _FEEDS) == []
     assert _loaded(modules, _CHECKS) == []
+    assert _loaded(modules, _ON_DEMAND) == []
+
+
+def test_a_dump_with_a_state_file_loads_the_store(tmp_path: Path, sitemap: Path) -> None:
+    """The other side of the on-demand list: a state file brings the SQLite store, and the
+    names the package exports lazily are the same objects as their modules'."""
+    state = tmp_path / "state.sqlite"
+    _, modules = _run(tmp_path, "dump", str(sitemap), "--format", "txt", "--state", str(state))
+    assert _loaded(modules, ("sqlite3", "sitemap_reader._io._state._sqlite")) == [
+        "sqlite3",
+        "sitemap_reader._io._state._sqlite",
+    ]
+    assert state.stat().st_size > 0
+    code = (
+        "import sitemap_reader as sr; from sitemap_reader._io._state import _sqlite; "
+        "from sitemap_reader._check import _codes; "
+        "assert sr.SqliteStateStore is _sqlite.SqliteStateStore; "
+        "assert sr.Severity is _codes.Severity; print(sr.__version__)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert proc.stdout.strip() and proc.stdout.strip()[0].isdigit()
 
 
 def test_importing_the_library_loads_no_compiled_writer() -> None:

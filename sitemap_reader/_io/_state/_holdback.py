@@ -9,9 +9,12 @@ are passed on as if they had just arrived.
 from __future__ import annotations
 
 import hashlib
-from tempfile import SpooledTemporaryFile
+from typing import TYPE_CHECKING
 
 from .._http._response import CHUNK, Body, Response
+
+if TYPE_CHECKING:
+    from tempfile import SpooledTemporaryFile
 
 SPOOL_IN_MEMORY = 1_048_576  # a held-back body past this many bytes goes to a temporary file
 
@@ -61,6 +64,10 @@ class HoldBack(Hashed):
         if not super().start(response, attempt):
             return False
         if self._spool is None:
+            # Imported here: only a run with a state file holds bodies back, and tempfile
+            # (with shutil and random) would cost every start.
+            from tempfile import SpooledTemporaryFile
+
             # Closed by release() once the fetch is over, whatever its outcome.
             self._spool = SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
         self._spool.seek(0)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..._base._models import LastmodTrust, Trust
+
+if TYPE_CHECKING:  # the connection is the store's: a run with no state file loads no sqlite3
+    import sqlite3
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,9 @@ A :class:`StateStore` remembers what each document held when it was last read co
 (lastmod, validators, digest, children): enough to skip or ask conditionally. A
 :class:`ChangeFeedStore` also keeps every tracked document's entries, to say which URLs
 are new, modified or removed (``Incremental.changes``). The stores are
-:mod:`._sqlite`'s; this module imports the records, the shrink guard's hold and that store
-(the default one, :func:`open_store`), nothing of the walk; the walk decides what to ask and
-when to write.
+:mod:`._sqlite`'s; this module imports the records, and that store (the default one,
+:func:`open_store`) only when a run names a state file, so a run without one loads no
+sqlite3; nothing of the walk: the walk decides what to ask and when to write.
 
 Consistency: ``put`` writes one document's row, its children and (for the change feed) its
 entries in one transaction, and the walk calls it only after the document was read to its
@@ -21,11 +21,12 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..._base._models import Entry, EntryChange, LastmodTrust, SitemapState
-from ._ledger import Hold
-from ._sqlite import SqliteStateStore
+
+if TYPE_CHECKING:
+    from ._ledger import Hold
 
 STATE_FILE_NAME = "state.sqlite"
 
@@ -151,6 +152,7 @@ def file_of(state: StateStore | str | os.PathLike[str]) -> str | None:
     """The file a run on ``state`` locks: a path, or a SQLite store's file (None: in memory,
     or a store of the caller's own kind, which keeps its own rules)."""
     from ._kept import KeptEntries  # here: it imports this module
+    from ._sqlite import SqliteStateStore
 
     if isinstance(state, KeptEntries):  # the Scrapy spider's wrapper: its store's file
         state = state.store
@@ -163,5 +165,7 @@ def file_of(state: StateStore | str | os.PathLike[str]) -> str | None:
 def open_store(state: StateStore | str | os.PathLike[str]) -> tuple[StateStore, bool]:
     """A store for ``state``: a path opens a :class:`SqliteStateStore` (owned: True)."""
     if isinstance(state, (str, os.PathLike)):
+        from ._sqlite import SqliteStateStore
+
         return SqliteStateStore(state), True
     return state, False
