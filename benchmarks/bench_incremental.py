@@ -54,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_site  # found through the path set above, as bench_site finds _generate
+from _bytecode import compile_package
 from _trust_sites import KINDS, StaticServer, TrustSite
 
 import sitemap_reader as sr
@@ -157,6 +158,7 @@ def main() -> None:
         url, state = args.one
         print(json.dumps(asyncio.run(one_pass(url, state, args.changes))))
         return
+    compile_package()  # each pass's process starts from bytecode, as after pip install
 
     if args.trust_sites:
         trust_figures(args.children, args.urls_per_child)

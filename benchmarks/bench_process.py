@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _bytecode import compile_package
 from _generate import DEFAULT_URLS
 from bench_parse import SITEMAP_NS_TAG, make_docs
 
@@ -147,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(args.repeat, args.urls) < 1:
         ap.error("--repeat and --urls must be at least 1")
 
+    compile_package()  # each command starts from bytecode, as after pip install
     started = time.perf_counter()
     print(
         f"sitemap-reader whole-process benchmark\nPython {platform.python_version()}, "

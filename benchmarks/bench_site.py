@@ -47,6 +47,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _bytecode import compile_package  # found through the path set above
+
 READERS = (
     "sitemap-reader",
     "sitemap-reader-workers",
@@ -332,6 +334,7 @@ def main() -> None:
     if args.run_reader:
         print(run_reader(*args.run_reader))
         return
+    compile_package()  # the readers' processes start from bytecode, as after pip install
 
     expected = args.children * args.urls_per_child
     with site_served(args.children, args.urls_per_child, args.shape) as url, busy(args.load):

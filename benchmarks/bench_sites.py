@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_site  # found through the path set above, as bench_site finds _generate
+from _bytecode import compile_package
 
 # -- the sites (in their own process) ---------------------------------------------------------
 
@@ -210,6 +211,7 @@ def main() -> None:
         sites_file, out = args.run_dask
         print(json.dumps(run_dask(sites_file, out, args.workers, args.batch_small)))
         return
+    compile_package()  # the readers' processes start from bytecode, as after pip install
 
     expected = args.small * args.small_urls + args.children * args.urls_per_child
     with tempfile.TemporaryDirectory(prefix="bench-sites-") as temp:
