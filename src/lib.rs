@@ -13,7 +13,8 @@
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
 
-#![forbid(unsafe_code)]
+// One call of the C API is unsafe, in `pyslots` (the bindings), with why it holds.
+#![deny(unsafe_code)]
 
 pub mod block;
 pub mod guard;
@@ -33,6 +34,8 @@ mod py;
 mod py_block;
 #[cfg(feature = "python")]
 mod pylines;
+#[cfg(feature = "python")]
+mod pyslots;
 #[cfg(feature = "python")]
 mod pytext;
 

@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::block::{BlockScanner, Container, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
+use crate::pyslots::Slots;
 use crate::record::{Alternate, DateTime, Entry, Image, SitemapRef};
 
 /// Panics caught in any scanner of the process: each one a bug.
@@ -45,46 +46,6 @@ struct Types {
     /// Per container Python builds: its fields' names, its builder, its slot among an
     /// entry's extensions (1: videos, 2: news), and which fields keep every value.
     builders: Vec<Builder>,
-}
-
-/// Builds instances of a frozen slots dataclass without its Python `__init__`: the
-/// object from `object.__new__`, each field set through its slot's member descriptor (what
-/// the `__init__` does with `object.__setattr__`, at a third of the cost). Used for the
-/// classes of the most records, whose `__init__` only sets its fields.
-struct Slots {
-    class: Py<PyAny>,
-    new: Py<PyAny>,
-    setters: Vec<Py<PyAny>>, // each field's descriptor's bound `__set__`, in field order
-}
-
-impl Slots {
-    fn of(class: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<Self> {
-        let py = class.py();
-        let setters = fields
-            .iter()
-            .map(|name| {
-                let descriptor = class.getattr(intern!(py, "__dict__"))?.get_item(*name)?;
-                Ok(descriptor.getattr(intern!(py, "__set__"))?.unbind())
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(Self {
-            class: class.clone().unbind(),
-            new: class.getattr(intern!(py, "__new__"))?.unbind(),
-            setters,
-        })
-    }
-
-    fn build<'py, const N: usize>(
-        &self,
-        py: Python<'py>,
-        values: [Bound<'py, PyAny>; N],
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let object = self.new.bind(py).call1((self.class.bind(py),))?;
-        for (setter, value) in self.setters.iter().zip(values) {
-            setter.bind(py).call1((&object, value))?;
-        }
-        Ok(object)
-    }
 }
 
 struct Builder {
