@@ -13,7 +13,7 @@
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
 
-// One call of the C API is unsafe, in `pyslots` (the bindings), with why it holds.
+// Two calls of the C API are unsafe, in `pyslots` (the bindings), each with why it holds.
 #![deny(unsafe_code)]
 
 pub mod block;

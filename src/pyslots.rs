@@ -1,22 +1,23 @@
 //! Instances of a frozen slots dataclass built without its Python `__init__`.
 //!
-//! The object comes from `object.__new__`, and each field is set as the dataclass's own
-//! `__init__` sets it, with `object.__setattr__`: the generic attribute setter, which finds
-//! the field's slot (a member descriptor) on the class and stores the value there, past
-//! the class's `__setattr__` that refuses writes to a frozen instance. Called through the C
-//! API, it builds no argument tuple and no bound `__set__`; through Python, those were a
+//! The object is allocated as `object.__new__` allocates it, with the type's generic
+//! allocator (every slot empty), and each field is set as the dataclass's own `__init__`
+//! sets it, with `object.__setattr__`: the generic attribute setter, which finds the
+//! field's slot (a member descriptor) on the class and stores the value there, past the
+//! class's `__setattr__` that refuses writes to a frozen instance. Called through the C
+//! API, neither builds an argument tuple nor a bound method; through Python, those were a
 //! third of the cost of making a record. Used for the classes of the most records, whose
-//! `__init__` only sets its fields.
+//! `__init__` only sets its fields and whose `__new__` is `object`'s (both checked when the
+//! builder is made).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyString, PyType};
 
 pub(crate) struct Slots {
-    class: Py<PyAny>,
-    new: Py<PyAny>,
+    class: Py<PyType>,
     names: Vec<Py<PyString>>, // the fields, in order, interned
 }
 
@@ -25,6 +26,13 @@ impl Slots {
     /// once, so that [`Slots::build`] only ever writes slots).
     pub(crate) fn of(class: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<Self> {
         let py = class.py();
+        let class = class.cast::<PyType>()?;
+        let object_new = py.get_type::<PyAny>().getattr(intern!(py, "__new__"))?;
+        if !class.getattr(intern!(py, "__new__"))?.is(&object_new) {
+            return Err(PyTypeError::new_err(format!(
+                "{class} has a __new__ of its own"
+            )));
+        }
         let member = py
             .import("types")?
             .getattr(intern!(py, "MemberDescriptorType"))?;
@@ -32,7 +40,8 @@ impl Slots {
         let names = fields
             .iter()
             .map(|name| {
-                if !own.get_item(*name)?.is_instance(&member)? {
+                let slot = own.get_item(*name).ok(); // (a mapping proxy: KeyError when absent)
+                if !slot.is_some_and(|d| d.is_instance(&member).unwrap_or(false)) {
                     return Err(PyTypeError::new_err(format!(
                         "{name} is no slot of {class}"
                     )));
@@ -42,7 +51,6 @@ impl Slots {
             .collect::<PyResult<Vec<_>>>()?;
         Ok(Self {
             class: class.clone().unbind(),
-            new: class.getattr(intern!(py, "__new__"))?.unbind(),
             names,
         })
     }
@@ -52,11 +60,26 @@ impl Slots {
         py: Python<'py>,
         values: [Bound<'py, PyAny>; N],
     ) -> PyResult<Bound<'py, PyAny>> {
-        let object = self.new.bind(py).call1((self.class.bind(py),))?;
+        let object = allocate(self.class.bind(py))?;
         for (name, value) in self.names.iter().zip(values) {
             set_slot(&object, name.bind(py), &value)?;
         }
         Ok(object)
+    }
+}
+
+/// `object.__new__(class)`, for a class whose `__new__` is `object`'s (see [`Slots::of`]).
+#[allow(unsafe_code)]
+fn allocate<'py>(class: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `class` is a live type object (a `Bound`) and the GIL is held. The type is a
+    // class defined in Python (a dataclass) whose `__new__` is `object`'s, and for such a
+    // type `object.__new__` allocates with `PyType_GenericAlloc`: the object's memory
+    // zeroed, its slots empty (NULL, as the garbage collector allows), its type referenced,
+    // tracked by the collector. It returns a new reference, or NULL with an exception set;
+    // `from_owned_ptr_or_err` takes either.
+    unsafe {
+        let object = ffi::PyType_GenericAlloc(class.as_type_ptr(), 0);
+        Bound::from_owned_ptr_or_err(class.py(), object)
     }
 }
 

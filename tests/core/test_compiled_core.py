@@ -9,11 +9,13 @@ as their ``repr`` (a datetime's offset, which ``==`` ignores, is in it).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 from unittest import mock
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _records, _scan, _sitemap, _tokenizer
+from sitemap_reader._core._xml._prolog import prefixes
 from tests.support.documents import cases, clean_documents, documents, realistic_documents
 from tests.support.helpers import CORPUS, cut_at, needs_corpus, parse, parse_chunks, sized
 
@@ -218,12 +221,65 @@ def _scanner(doc: Document, **kw: Any) -> Any:
     return _native.BlockScanner(
         doc,
         index=False,
-        kinds={},
+        kinds=kw.pop("kinds", {}),
         read=lambda data, at: True,
         settled=lambda tag: True,
         types=kw.pop("types", _tokenizer._TYPES),
         **kw,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Made:
+    """A record class the compiled builder must refuse: it makes its objects itself."""
+
+    loc: str
+    lastmod: object
+    source: str
+
+    def __new__(cls, *args: object, **kwargs: object) -> _Made:  # noqa: PYI034
+        return super().__new__(cls)
+
+
+@dataclass(frozen=True)
+class _NoSlots:
+    loc: str
+    lastmod: object
+    source: str
+
+
+@pytest.mark.parametrize(
+    ("cls", "said"), [(_Made, "has a __new__ of its own"), (_NoSlots, "is no slot of")]
+)
+def test_the_record_builder_refuses_a_class_it_cannot_fill(cls: type, said: str) -> None:
+    """The compiled core fills a record's slots past its ``__init__``: only a class whose
+    objects ``object.__new__`` makes, and whose fields are slots, may be given to it."""
+    types = (_tokenizer._TYPES[0], cls, *_tokenizer._TYPES[2:])
+    with pytest.raises(TypeError, match=said):
+        _scanner(Document("https://example.com/s.xml", Limits(), False), types=types)
+
+
+def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:
+    doc = Document("https://example.com/s.xml", Limits(), False)
+    kinds = prefixes(b' xmlns:xhtml="http://www.w3.org/1999/xhtml"')
+    scanner = _scanner(doc, kinds=kinds)
+    data = (
+        b"<url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod>"
+        b'<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de"/></url>'
+    )
+    assert scanner.feed(data) is None
+    scanner.feed(b"<url><loc>https://example.com/b</loc></url>")
+    entry = next(e for e in doc.out if isinstance(e, Entry))
+    assert entry == Entry(
+        loc="https://example.com/a",
+        lastmod=datetime(2024, 5, 1, tzinfo=timezone.utc),
+        sitemap="https://example.com/s.xml",
+        alternates=entry.alternates,
+    )
+    assert [(a.hreflang, a.href) for a in entry.alternates] == [("de", "https://example.com/de")]
+    assert hash(entry) == hash(dataclasses.replace(entry))  # every field set: hashable
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        entry.loc = "https://example.com/z"  # type: ignore[misc]
 
 
 def test_a_panic_is_a_problem_counted_as_a_bug() -> None:
