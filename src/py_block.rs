@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use crate::block::{BlockScanner, Container, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
@@ -35,6 +35,7 @@ struct Types {
     alternate: Slots,
     changefreqs: Vec<Py<PyAny>>,
     datetime: Py<PyAny>,
+    fromisoformat: Py<PyAny>, // datetime.fromisoformat: one string, parsed in C
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
     utc: Py<PyAny>,
@@ -149,6 +150,10 @@ impl PyBlockScanner {
             alternate: Slots::of(&types.get_item(3)?, &["hreflang", "href", "media"])?,
             changefreqs,
             datetime: item(5)?,
+            fromisoformat: types
+                .get_item(5)?
+                .getattr(intern!(py, "fromisoformat"))?
+                .unbind(),
             timezone: item(6)?,
             timedelta: item(7)?,
             utc: item(8)?,
@@ -460,7 +465,7 @@ impl PyEntries {
 #[pyclass(module = "sitemap_reader._native")]
 struct Objects {
     types: Types,
-    dates: HashMap<DateTime, Py<PyAny>>,
+    dates: HashMap<(u64, u64), Py<PyAny>>, // by `date_key`
     zones: HashMap<i32, Py<PyAny>>,
 }
 
@@ -551,24 +556,36 @@ impl Objects {
         let Some(d) = value else {
             return Ok(py.None().into_bound(py));
         };
-        if let Some(known) = self.dates.get(&d) {
+        let key = date_key(&d);
+        if let Some(known) = self.dates.get(&key) {
             return Ok(known.bind(py).clone());
         }
-        let zone = self.zone(py, d.offset_seconds)?;
-        let built = self.types.datetime.bind(py).call1((
-            d.year,
-            d.month,
-            d.day,
-            d.hour,
-            d.minute,
-            d.second,
-            d.microsecond,
-            zone,
-        ))?;
+        let built = match iso_text(&d) {
+            // The string, parsed by C, costs less than the constructor's eight arguments
+            // parsed by keyword rules; an offset of 0 gives UTC's own object, as below.
+            Some(text) => self
+                .types
+                .fromisoformat
+                .bind(py)
+                .call1((PyString::new(py, text.as_str()),))?,
+            None => {
+                let zone = self.zone(py, d.offset_seconds)?;
+                self.types.datetime.bind(py).call1((
+                    d.year,
+                    d.month,
+                    d.day,
+                    d.hour,
+                    d.minute,
+                    d.second,
+                    d.microsecond,
+                    zone,
+                ))?
+            }
+        };
         if self.dates.len() >= DATES {
             self.dates.clear();
         }
-        self.dates.insert(d, built.clone().unbind());
+        self.dates.insert(key, built.clone().unbind());
         Ok(built)
     }
 
@@ -584,6 +601,92 @@ impl Objects {
         let zone = self.types.timezone.bind(py).call1((delta,))?;
         self.zones.insert(seconds, zone.clone().unbind());
         Ok(zone)
+    }
+}
+
+/// A datetime's fields in two words: hashed in two writes rather than eight.
+fn date_key(d: &DateTime) -> (u64, u64) {
+    let date = (d.year as u32 as u64) << 40
+        | (d.month as u64) << 32
+        | (d.day as u64) << 24
+        | (d.hour as u64) << 16
+        | (d.minute as u64) << 8
+        | d.second as u64;
+    (
+        date,
+        (d.microsecond as u64) << 32 | d.offset_seconds as u32 as u64,
+    )
+}
+
+/// `d` as `datetime.isoformat()` writes it (`YYYY-MM-DDTHH:MM:SS[.ffffff]+HH:MM`), which
+/// `fromisoformat` reads back to the same datetime; None where the constructor must make
+/// it (a year out of four digits, an offset of seconds, fields out of range).
+fn iso_text(d: &DateTime) -> Option<IsoText> {
+    let offset = d.offset_seconds;
+    let in_range = (1..=9999).contains(&d.year)
+        && (1..=12).contains(&d.month)
+        && (1..=31).contains(&d.day)
+        && d.hour < 24
+        && d.minute < 60
+        && d.second < 60
+        && d.microsecond < 1_000_000
+        && offset % 60 == 0
+        && offset.abs() < 86_400;
+    if !in_range {
+        return None;
+    }
+    let mut text = IsoText::default();
+    let year = d.year as u32;
+    text.digits(year / 100, 2);
+    text.digits(year % 100, 2);
+    for (sep, value) in [
+        (b'-', d.month),
+        (b'-', d.day),
+        (b'T', d.hour),
+        (b':', d.minute),
+        (b':', d.second),
+    ] {
+        text.push(sep);
+        text.digits(u32::from(value), 2);
+    }
+    if d.microsecond != 0 {
+        text.push(b'.');
+        text.digits(d.microsecond, 6);
+    }
+    text.push(if offset < 0 { b'-' } else { b'+' });
+    let minutes = offset.unsigned_abs() / 60;
+    text.digits(minutes / 60, 2);
+    text.push(b':');
+    text.digits(minutes % 60, 2);
+    Some(text)
+}
+
+/// The ASCII text of one datetime, on the stack (at most 32 bytes:
+/// `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`).
+#[derive(Default)]
+struct IsoText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl IsoText {
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// `value`'s last `width` decimal digits, zero-padded.
+    fn digits(&mut self, mut value: u32, width: usize) {
+        for place in (self.len..self.len + width).rev() {
+            self.bytes[place] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+        self.len += width;
+    }
+
+    fn as_str(&self) -> &str {
+        // (ASCII digits and separators only: always UTF-8)
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
     }
 }
 

@@ -29,7 +29,15 @@ from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _records, _scan, _sitemap, _tokenizer
 from sitemap_reader._core._xml._prolog import prefixes
 from tests.support.documents import cases, clean_documents, documents, realistic_documents
-from tests.support.helpers import CORPUS, cut_at, needs_corpus, parse, parse_chunks, sized
+from tests.support.helpers import (
+    CORPUS,
+    cut_at,
+    needs_corpus,
+    parse,
+    parse_chunks,
+    sized,
+    urlset,
+)
 
 pytestmark = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
 
@@ -280,6 +288,38 @@ def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:
     assert hash(entry) == hash(dataclasses.replace(entry))  # every field set: hashable
     with pytest.raises(dataclasses.FrozenInstanceError):
         entry.loc = "https://example.com/z"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "lastmod",
+    [
+        "2024-05-01",
+        "2024-05-01T10:20:30Z",
+        "2024-05-01T10:20:30.5+02:00",
+        "2024-05-01T10:20:30.000001-05:30",
+        "2024-05-01T23:59:59.999999+14:00",
+        "0999-01-01T00:00:00-12:00",
+        "2024-02-29T12:00+00:00",
+        "2024-05-01T10:20:30+0545",
+        "9999-12-31T23:59:59Z",
+    ],
+)
+def test_the_compiled_core_makes_each_datetime_as_the_python_core_does(lastmod: str) -> None:
+    """The compiled core writes a date as isoformat() does and has fromisoformat() read it
+    back: the same instant, offset and UTC object as the Python core's records."""
+    data = urlset(f"<url><loc>https://example.com/a</loc><lastmod>{lastmod}</lastmod></url>")
+    compiled = [e for e in parse(data.encode(), fast=True) if isinstance(e, Entry)]
+    python = [e for e in parse(data.encode(), fast=False) if isinstance(e, Entry)]
+    assert len(compiled) == 1 and compiled == python
+    made, expected = compiled[0].lastmod, python[0].lastmod
+    assert made is not None and expected is not None
+    assert (made, made.utcoffset(), made.isoformat()) == (
+        expected,
+        expected.utcoffset(),
+        expected.isoformat(),
+    )
+    if not made.utcoffset():
+        assert made.tzinfo is timezone.utc
 
 
 def test_a_panic_is_a_problem_counted_as_a_bug() -> None:
