@@ -6,10 +6,13 @@ feed releases the GIL."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +32,7 @@ from sitemap_reader._core import _parser
 from sitemap_reader._core._xml import _tokenizer
 from sitemap_reader._core._xml._tokenizer import COMPILED
 from sitemap_reader._core._xml._urlscan import PyUrlsetScanner
-from sitemap_reader._io._walk import _body
+from sitemap_reader._io._walk import _body, _local
 from sitemap_reader._io._walk._threads import ParseThreads, threads_for
 from tests.support.helpers import SITEMAP_NS, mixed
 from tests.support.http_site import (
@@ -71,7 +74,8 @@ class Calls:
     met: list[str] = field(default_factory=list)
     fail: str | None = None  # a document whose first feed raises
     gate: threading.Event | None = None  # first feeds wait for it
-    entered: threading.Event = field(default_factory=threading.Event)
+    gated: frozenset[str] = frozenset()  # those of these documents only (empty: every one)
+    entered: threading.Event = field(default_factory=threading.Event)  # (a gated document)
     exits: list[str] = field(default_factory=list)
 
     def enter(self, url: str, data: bytes) -> bool:
@@ -84,7 +88,8 @@ class Calls:
             self.threads.setdefault(url, set()).add(threading.current_thread().name)
             first = url not in self.fed
             self.fed.setdefault(url, bytearray()).extend(data)
-        self.entered.set()
+        if url in (self.gated or {url}):
+            self.entered.set()
         return first
 
     def leave(self, url: str) -> None:
@@ -105,7 +110,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
                 if first and seen.meet is not None and self.url in seen.meeting:
                     seen.meet.wait()  # raises BrokenBarrierError if the other never comes
                     seen.met.append(self.url)
-                if first and seen.gate is not None:
+                if first and seen.gate is not None and self.url in (seen.gated or {self.url}):
                     seen.gate.wait(timeout=30)
                 if first and self.url == seen.fail:
                     raise RuntimeError(f"a parser bug in {self.url}")
@@ -121,6 +126,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
                 seen.leave(self.url)
 
     monkeypatch.setattr(_body, "SitemapParser", Watched)
+    monkeypatch.setattr(_local, "SitemapParser", Watched)
     return seen
 
 
@@ -164,8 +170,10 @@ async def test_threads_yield_what_inline_does(aiohttp_server: AiohttpServer, cal
     statuses = {r.url: r.status for r in inline.reports}
     assert statuses[s.a("/cut.xml")] is Status.PARTIAL
     assert statuses[s.a("/small.xml.gz")] is Status.OK
-    used = set().union(*calls.threads.values())
-    assert used and all(name.startswith(PARSE_THREAD) for name in used)
+    # The index, read alone, is parsed inline; its children, read side by side, in threads.
+    assert calls.threads[s.a("/index.xml")] == {threading.current_thread().name}
+    kids_used = set().union(*(calls.threads.get(s.a(p), set()) for p in kids))
+    assert {n for n in kids_used if n.startswith(PARSE_THREAD)}
     assert calls.overlaps == []
     assert parse_threads_alive() == []  # joined when the walk ended
 
@@ -275,14 +283,18 @@ async def test_a_cancel_waits_for_the_call_in_a_thread(
 ) -> None:
     """The walk is cancelled while a thread is in a feed: the body does not unwind (nor the
     reader close) before that call ended, as an inline call would have ended first; then
-    the cancel goes through and the threads are joined."""
+    the cancel goes through and the threads are joined. (Two children, read side by side,
+    so that their feeds go to the threads.)"""
     s = await serve(aiohttp_server)
     s.add("/a.xml", xml(mixed(s.a("/a"), 2000)))
+    s.add("/b.xml", xml(mixed(s.a("/b"), 2000)))
+    s.add("/index.xml", xml(sitemapindex(s.a("/a.xml"), s.a("/b.xml"))))
     calls.gate = threading.Event()
+    calls.gated = frozenset({s.a("/a.xml"), s.a("/b.xml")})
 
     async def run() -> None:
         async with SitemapReader(THREADS) as reader:
-            async for _ in reader.walk(s.a("/a.xml")):
+            async for _ in reader.walk(s.a("/index.xml")):
                 pass
 
     task = asyncio.ensure_future(run())
@@ -291,11 +303,12 @@ async def test_a_cancel_waits_for_the_call_in_a_thread(
     for _ in range(50):  # the loop turns: the task could end here if it did not wait
         await asyncio.sleep(0)
     assert not task.done()
-    assert calls.exits == []
+    assert calls.gated.isdisjoint(calls.exits)  # no child's call has ended
     calls.gate.set()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, timeout=30)
-    assert calls.exits[:1] == [s.a("/a.xml")]
+    assert calls.gated <= set(calls.exits)  # each child's call ended before the unwinding
+    assert calls.inside == set()
     assert parse_threads_alive() == []
 
 
@@ -317,7 +330,12 @@ def test_leaving_a_blocking_iteration_early_joins_the_threads(calls: Calls) -> N
 
     assert len(taken) == 10
     assert calls.inside == set()  # every call ended: none left running with its parser
-    assert set().union(*calls.threads.values()) <= {f"{PARSE_THREAD}_0", f"{PARSE_THREAD}_1"}
+    kids_used = set().union(*(calls.threads.get(s.a(p), set()) for p in kids))
+    assert kids_used <= {
+        f"{PARSE_THREAD}_0",
+        f"{PARSE_THREAD}_1",
+        *calls.threads[s.a("/index.xml")],
+    }
     assert parse_threads_alive() == []
 
 
@@ -333,6 +351,9 @@ async def test_cancel_while_waiting_for_a_call_is_said_once_the_call_ends() -> N
         done.append("done")
         return []
 
+    reading = contextlib.ExitStack()
+    for _ in range(2):  # two documents being read: the call goes to the thread
+        reading.enter_context(threads.reading())
     task = asyncio.ensure_future(threads.call(work, b"x"))
     for _ in range(5):
         await asyncio.sleep(0)
@@ -346,6 +367,7 @@ async def test_cancel_while_waiting_for_a_call_is_said_once_the_call_ends() -> N
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, timeout=30)
     assert done == ["done"]
+    reading.close()
     threads.close()
     assert parse_threads_alive() == []
 
@@ -353,8 +375,8 @@ async def test_cancel_while_waiting_for_a_call_is_said_once_the_call_ends() -> N
 async def test_workers_take_their_documents_and_threads_the_rest(
     aiohttp_server: AiohttpServer, calls: Calls
 ) -> None:
-    """With worker processes too: the index (the first document, read in this process) is
-    parsed on a thread, its children in the worker; the same events as inline."""
+    """With worker processes too: the index (the first document, read in this process,
+    alone) is parsed inline, its children in the worker; the same events as inline."""
     s = await serve(aiohttp_server)
     kids = [f"/k{i}.xml" for i in range(3)]
     for path in kids:
@@ -368,7 +390,38 @@ async def test_workers_take_their_documents_and_threads_the_rest(
     assert by_sitemap(both) == by_sitemap(inline)
     assert untimed(both) == untimed(inline)
     assert set(calls.threads) == {s.a("/index.xml")}  # the children: parsed in the worker
-    assert all(name.startswith(PARSE_THREAD) for name in calls.threads[s.a("/index.xml")])
+    assert calls.threads[s.a("/index.xml")] == {threading.current_thread().name}
+
+
+async def test_a_document_read_alone_is_parsed_inline(
+    aiohttp_server: AiohttpServer, calls: Calls, tmp_path: Path
+) -> None:
+    """With nothing beside it to parse, a thread would only add two hops a chunk: a single
+    sitemap, over HTTP or from a file, is parsed on the loop's thread, and no parse thread
+    is started; the same entries as inline."""
+    s = await serve(aiohttp_server)
+    body = mixed(s.a("/one"), 3000).encode()
+    s.add("/one.xml", xml(body))
+    path = tmp_path / "one.xml"
+    path.write_bytes(body)
+    started: list[str] = []
+    real = ThreadPoolExecutor.submit
+
+    def submit(self: ThreadPoolExecutor, *args: Any, **kwargs: Any) -> Any:
+        started.append(self._thread_name_prefix)
+        return real(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ThreadPoolExecutor, "submit", submit)
+        fetched = await walk(s.a("/one.xml"), config=THREADS)
+        local = await walk(str(path), config=THREADS)
+
+    assert len(fetched.entries) == len(local.entries) == 3000
+    assert [e.loc for e in local.entries] == [e.loc for e in fetched.entries]
+    assert set(calls.threads) == {s.a("/one.xml"), str(path)}
+    assert set().union(*calls.threads.values()) == {threading.current_thread().name}
+    assert PARSE_THREAD not in started  # the pool was never asked
+    assert bytes(calls.fed[str(path)]) == body  # the file, read in large pieces, all of it
 
 
 # -- the settings -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from ._outbox import Outbox
 from ._reports import visited
 
 ROBOTS_MAX_BYTES = 512_000  # -- RFC 9309 section 2.5: crawlers MUST parse at least 500 KiB
+READ = 1_048_576  # bytes a read of a file asks for, past its first chunk
 
 
 # What the walk lends: refused(job) reports a job a budget keeps from being read (True), the
@@ -102,12 +103,16 @@ class LocalFiles:
                 rest = await asyncio.to_thread(stream.read, ROBOTS_MAX_BYTES - len(data))
                 await self._local_robots(job, data + rest, base or name)
                 return
+            # Past the first chunk, up to READ at a time: each read is a hop to a thread and
+            # back, and the body parses a large piece a chunk at a time. read1 gives a pipe's
+            # bytes as they come instead of waiting for READ of them.
+            more = getattr(stream, "read1", stream.read)
             while data:
                 size += len(data)
                 self._progress.bytes += len(data)
                 if not await (hashed or body).chunk(data):
                     break
-                data = await asyncio.to_thread(stream.read, CHUNK)
+                data = await asyncio.to_thread(more, READ)
             await (hashed or body).finish()
         except OSError as exc:
             problem = Problem(

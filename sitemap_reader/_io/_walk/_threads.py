@@ -12,6 +12,12 @@ core holds the GIL: threads would only add a hand-over a chunk, so auto leaves t
 Memory stays bounded as inline: one chunk a document is in flight, and the events of a
 call are handed to the outbox (bounded) before the next chunk is read.
 
+A document read alone (a local file, a site's robots.txt and first index, the last child)
+is parsed inline all the same: with nothing to parse beside it, the hop to a thread and the
+wake-up of the loop after it are all a thread would add, twice a chunk. The walk says how
+many documents it is reading (:meth:`ParseThreads.reading`); a call goes to a thread only
+while another document is being read too.
+
 A call cannot be stopped in the middle: a cancelled body (Ctrl-C, a stopped walk) waits for
 its call to end before it goes on unwinding, as an inline call would have ended first, so
 nothing touches the parser while a thread still holds it. A call that raises raises in the
@@ -21,7 +27,8 @@ body, as inline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from ..._base._config import ReaderConfig
@@ -54,9 +61,22 @@ class ParseThreads:
     def __init__(self, size: int) -> None:
         self.size = size
         self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="sitemap-parse")
+        self._reading = 0  # documents the walk is reading now
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Around the read of one document (its fetch or its file, and its parse)."""
+        self._reading += 1
+        try:
+            yield
+        finally:
+            self._reading -= 1
 
     async def call(self, work: Callable[..., list[Event]], *args: bytes) -> list[Event]:
-        """``work(*args)`` on a thread of the pool; its events, or what it raised."""
+        """``work(*args)`` on a thread of the pool, or inline when its document is the only
+        one being read; its events, or what it raised."""
+        if self._reading < 2:
+            return work(*args)
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor, work, *args)
         try:

@@ -182,9 +182,14 @@ class Walk:
             self._outbox.close()
 
     async def _worker(self) -> None:
+        threads = self._threads
         while (job := await self._frontier.next()) is not None:
             try:
-                await self._run(job)
+                if threads is None:
+                    await self._run(job)
+                else:
+                    with threads.reading():
+                        await self._run(job)
             finally:
                 await self._frontier.done()
 
