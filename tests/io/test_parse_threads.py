@@ -404,7 +404,7 @@ async def test_a_document_read_alone_is_parsed_inline(
     s.add("/one.xml", xml(body))
     path = tmp_path / "one.xml"
     path.write_bytes(body)
-    started: list[str] = []
+    started: list[str | None] = []  # the name prefix of each pool asked to run something
     real = ThreadPoolExecutor.submit
 
     def submit(self: ThreadPoolExecutor, *args: Any, **kwargs: Any) -> Any:
