@@ -10,8 +10,9 @@ from the directory the package is imported from, so each side reads its own code
 count includes the interpreter's start and the package's import (a few percent of a
 50,000-URL document); the document is fed in 64 KiB chunks as the reader does.
 
-``--keep DIR`` keeps each run's callgrind file there (``DIR/<doc>-<n>.callgrind``), to see
-where the instructions go: ``callgrind_annotate --inclusive=yes FILE``. Each checkout's
+``--keep DIR`` keeps each run's callgrind file there (``DIR/<doc>-<n>.callgrind``, n the
+interpreter's place in ``--python``), to see where the instructions go:
+``callgrind_annotate --inclusive=yes FILE``. Each checkout's
 bytecode is written first (``_bytecode.py``), so that no count includes compiling it.
 
 Needs valgrind (Debian's package). The documents are bench_parse's, generated on first use.
@@ -58,7 +59,7 @@ def document(name: str, urls: int) -> Path:
 
 def instructions(python: str, path: Path, cwd: Path, keep: Path | None) -> tuple[int, int]:
     """(instructions, URLs read) of one parse of ``path`` by ``python`` under callgrind; its
-    callgrind file is moved to ``keep`` when given."""
+    callgrind file is moved to the file ``keep`` when given."""
     with tempfile.TemporaryDirectory() as tmp:
         done = subprocess.run(
             [
@@ -79,16 +80,11 @@ def instructions(python: str, path: Path, cwd: Path, keep: Path | None) -> tuple
             timeout=3600,
         )
         if keep is not None:
-            keep.mkdir(parents=True, exist_ok=True)
-            shutil.move(f"{tmp}/out", keep / f"{path.name.split('-')[0]}-{_kept(keep)}.callgrind")
+            shutil.move(f"{tmp}/out", keep)
     found = _COLLECTED.search(done.stderr)
     if found is None:
         raise SystemExit(f"callgrind printed no count:\n{done.stderr[-2000:]}")
     return int(found[1]), int(done.stdout.split()[-1])
-
-
-def _kept(keep: Path) -> int:
-    return len(list(keep.glob("*.callgrind")))
 
 
 def _home(python: str) -> Path:
@@ -116,6 +112,8 @@ def main() -> None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     pythons = args.python or [sys.executable]
     homes = [_home(python) for python in pythons]
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
     for python in pythons:  # each checkout's bytecode, as pip install . writes it
         code = "import sys; sys.path.insert(0, sys.argv[1]); from _bytecode import compile_package; compile_package()"
         subprocess.run([python, "-c", code, str(HERE)], check=True, cwd=tempfile.gettempdir())
@@ -123,8 +121,8 @@ def main() -> None:
     for name in args.docs.split(","):
         path = document(name, args.urls)
         counts = [
-            instructions(python, path, home, args.keep)
-            for python, home in zip(pythons, homes, strict=True)
+            instructions(python, path, home, args.keep and args.keep / f"{name}-{i}.callgrind")
+            for i, (python, home) in enumerate(zip(pythons, homes, strict=True))
         ]
         assert len({urls for _, urls in counts}) == 1, counts  # every side read it all
         base = counts[0][0]

@@ -16,6 +16,7 @@ request, hold the body back) and records each complete read; see ``_incremental`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -185,11 +186,8 @@ class Walk:
         threads = self._threads
         while (job := await self._frontier.next()) is not None:
             try:
-                if threads is None:
+                with contextlib.nullcontext() if threads is None else threads.reading():
                     await self._run(job)
-                else:
-                    with threads.reading():
-                        await self._run(job)
             finally:
                 await self._frontier.done()
 
