@@ -16,16 +16,27 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
-use crate::block::{BlockScanner, Container, Ext, Fields, Limits, Record, Step};
+use crate::block::extend::{NEWS_FIELDS, VIDEO_FIELDS};
+use crate::block::{BlockScanner, Build, Container, Ext, Fields, Limits, Record, Step};
 use crate::guard::caught;
 use crate::pyslots::Slots;
-use crate::record::{Alternate, DateTime, Entry, Image, SitemapRef};
+use crate::record::{Alternate, DateTime, Entry, Image, News, SitemapRef, Video};
 
 /// Panics caught in any scanner of the process: each one a bug.
 static PANICS: AtomicU64 = AtomicU64::new(0);
 
+// A pyclass lives in memory Python allocates, aligned to 16 bytes: a field that needs
+// more (a SIMD searcher) must be boxed, or its aligned loads fault.
+const _: () = assert!(std::mem::align_of::<BlockScanner>() <= 16);
+const _: () = assert!(std::mem::align_of::<Objects>() <= 16);
+
+/// An entry's extension slots (`_extensions.VIDEOS`, `NEWS_ITEMS`).
+const VIDEOS: usize = 1;
+const NEWS: usize = 2;
+
 /// A cache of this many datetimes at most (sitemaps repeat a few dates thousands of times).
 const DATES: usize = 4_096;
+const _: () = assert!(DATES.is_power_of_two()); // (a slot is the hash's low bits)
 
 /// The package's classes and functions the scanner builds with (see `_tokenizer.py`).
 struct Types {
@@ -33,6 +44,8 @@ struct Types {
     sitemap_ref: Slots,
     image: Slots,
     alternate: Slots,
+    video: Slots,
+    news: Slots,
     changefreqs: Vec<Py<PyAny>>,
     datetime: Py<PyAny>,
     fromisoformat: Py<PyAny>, // datetime.fromisoformat: one string, parsed in C
@@ -117,16 +130,23 @@ impl PyBlockScanner {
                 names.push(name);
                 repeated.push(many);
             }
+            let slot = spec.get_item(4)?.extract()?;
             containers.push(Container {
                 kind: spec.get_item(0)?.extract()?,
                 local: spec.get_item(1)?.extract()?,
                 fields,
+                names: names.clone(),
+                build: match slot {
+                    VIDEOS => Build::Video,
+                    NEWS => Build::News,
+                    _ => Build::Python,
+                },
             });
             builders.push(Builder {
                 names,
                 repeated,
                 build: spec.get_item(3)?.unbind(),
-                slot: spec.get_item(4)?.extract()?,
+                slot,
             });
         }
         let entry_fields = [
@@ -148,6 +168,8 @@ impl PyBlockScanner {
                 &["loc", "caption", "title", "geo_location", "license"],
             )?,
             alternate: Slots::of(&types.get_item(3)?, &["hreflang", "href", "media"])?,
+            video: Slots::of(&types.get_item(15)?, &VIDEO_FIELDS)?,
+            news: Slots::of(&types.get_item(16)?, &NEWS_FIELDS)?,
             changefreqs,
             datetime: item(5)?,
             fromisoformat: types
@@ -175,7 +197,7 @@ impl PyBlockScanner {
                 py,
                 Objects {
                     types,
-                    dates: HashMap::new(),
+                    dates: (0..DATES).map(|_| None).collect(),
                     zones: HashMap::new(),
                 },
             )?,
@@ -319,14 +341,17 @@ impl PyBlockScanner {
     /// Python must build (in document order, as the exact path counts what they note);
     /// False once the document was cut.
     fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
-        let objects = self.objects.bind(py).borrow();
-        let types = &objects.types;
+        let mut objects = self.objects.bind(py).borrow_mut();
         let loc = f.loc.unwrap_or_default();
         let ok = if self.core.is_index() {
-            types.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
+            objects
+                .types
+                .emit_ref
+                .bind(py)
+                .call1((doc, loc, f.lastmod))?
         } else if f.exts.is_empty() {
             let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
-            types.emit_entry.bind(py).call1(args)?
+            objects.types.emit_entry.bind(py).call1(args)?
         } else {
             let mut images = Vec::new();
             let mut alternates = Vec::new();
@@ -336,6 +361,8 @@ impl PyBlockScanner {
                 match ext {
                     Ext::Image(i) => images.push(objects.image(py, &i)?),
                     Ext::Alternate(a) => alternates.push(objects.alternate(py, &a)?),
+                    Ext::Video(v) => videos.push(objects.video(py, &v)?),
+                    Ext::News(n) => news.push(objects.news(py, &n)?),
                     Ext::PyImage(values) => {
                         let sub = PyDict::new(py);
                         let names = ["loc", "caption", "title", "geo_location", "license"];
@@ -344,13 +371,13 @@ impl PyBlockScanner {
                                 sub.set_item(name, value)?;
                             }
                         }
-                        let built = types.build_image.bind(py).call1((sub, doc))?;
+                        let built = objects.types.build_image.bind(py).call1((sub, doc))?;
                         if !built.is_none() {
                             images.push(built);
                         }
                     }
                     Ext::PyContainer(at, found) => {
-                        let builder = &types.builders[at];
+                        let builder = &objects.types.builders[at];
                         let sub = PyDict::new(py);
                         for (field, value) in found {
                             let name = builder.names[field].as_str();
@@ -370,7 +397,7 @@ impl PyBlockScanner {
                         }
                         let built = builder.build.bind(py).call1((sub, doc))?;
                         if !built.is_none() {
-                            if builder.slot == 1 {
+                            if builder.slot == VIDEOS {
                                 videos.push(built)
                             } else {
                                 news.push(built)
@@ -379,7 +406,7 @@ impl PyBlockScanner {
                     }
                     Ext::PyAlternate([hreflang, href, media]) => {
                         let args = (hreflang, href, media, doc);
-                        let built = types.alternate_of.bind(py).call1(args)?;
+                        let built = objects.types.alternate_of.bind(py).call1(args)?;
                         if !built.is_none() {
                             alternates.push(built);
                         }
@@ -397,7 +424,7 @@ impl PyBlockScanner {
                 PyTuple::new(py, news)?,
                 PyTuple::new(py, alternates)?,
             );
-            types.emit_entry.bind(py).call1(args)?
+            objects.types.emit_entry.bind(py).call1(args)?
         };
         ok.is_truthy()
     }
@@ -465,7 +492,9 @@ impl PyEntries {
 #[pyclass(module = "sitemap_reader._native")]
 struct Objects {
     types: Types,
-    dates: HashMap<(u64, u64), Py<PyAny>>, // by `date_key`
+    /// Direct-mapped by `date_key`'s hash: a lookup is one slot whatever the keys, so
+    /// dates crafted to collide only miss (a hash map's chains would grow instead).
+    dates: Vec<Option<(DateKey, Py<PyAny>)>>,
     zones: HashMap<i32, Py<PyAny>>,
 }
 
@@ -484,16 +513,32 @@ impl Objects {
         let priority = e.priority.into_pyobject(py)?.into_any();
         let loc = e.loc.as_str().into_pyobject(py)?.into_any();
         let none = PyTuple::empty(py).into_any();
-        let (images, alternates) = if e.images.is_empty() && e.alternates.is_empty() {
-            (none.clone(), none.clone())
+        let (images, videos, news, alternates) = if e.images.is_empty()
+            && e.alternates.is_empty()
+            && e.videos.is_empty()
+            && e.news.is_empty()
+        {
+            (none.clone(), none.clone(), none.clone(), none)
         } else {
             let images = e.images.iter().map(|i| self.image(py, i));
-            let images = PyTuple::new(py, images.collect::<PyResult<Vec<_>>>()?)?;
+            let images = images.collect::<PyResult<Vec<_>>>()?;
             let alternates = e.alternates.iter().map(|a| self.alternate(py, a));
-            let alternates = PyTuple::new(py, alternates.collect::<PyResult<Vec<_>>>()?)?;
-            (images.into_any(), alternates.into_any())
+            let alternates = alternates.collect::<PyResult<Vec<_>>>()?;
+            let mut videos = Vec::with_capacity(e.videos.len());
+            for v in &e.videos {
+                videos.push(self.video(py, v)?);
+            }
+            let mut news = Vec::with_capacity(e.news.len());
+            for n in &e.news {
+                news.push(self.news(py, n)?);
+            }
+            (
+                PyTuple::new(py, images)?.into_any(),
+                PyTuple::new(py, videos)?.into_any(),
+                PyTuple::new(py, news)?.into_any(),
+                PyTuple::new(py, alternates)?.into_any(),
+            )
         };
-        // (the core reads no video or news: Python builds those, through `judge`)
         self.types.entry.build(
             py,
             [
@@ -503,8 +548,8 @@ impl Objects {
                 priority,
                 url.clone(),
                 images,
-                none.clone(),
-                none,
+                videos,
+                news,
                 alternates,
             ],
         )
@@ -547,6 +592,52 @@ impl Objects {
         self.types.alternate.build(py, values)
     }
 
+    fn video<'py>(&mut self, py: Python<'py>, v: &Video) -> PyResult<Bound<'py, PyAny>> {
+        let text = |v: &Option<String>| -> PyResult<Bound<'py, PyAny>> {
+            Ok(v.as_deref().into_pyobject(py)?.into_any())
+        };
+        let number =
+            |n: Option<i64>| -> PyResult<Bound<'py, PyAny>> { Ok(n.into_pyobject(py)?.into_any()) };
+        let flag = |f: Option<bool>| -> PyResult<Bound<'py, PyAny>> {
+            Ok(f.into_pyobject(py)?.to_owned().into_any())
+        };
+        let tags = PyTuple::new(py, &v.tags)?.into_any();
+        let values = [
+            text(&v.thumbnail_loc)?,
+            text(&v.title)?,
+            text(&v.description)?,
+            text(&v.content_loc)?,
+            text(&v.player_loc)?,
+            number(v.duration)?,
+            self.date(py, v.expiration_date)?,
+            v.rating.into_pyobject(py)?.into_any(),
+            number(v.view_count)?,
+            self.date(py, v.publication_date)?,
+            flag(v.family_friendly)?,
+            flag(v.requires_subscription)?,
+            flag(v.live)?,
+            text(&v.uploader)?,
+            text(&v.category)?,
+            tags,
+        ];
+        self.types.video.build(py, values)
+    }
+
+    fn news<'py>(&mut self, py: Python<'py>, n: &News) -> PyResult<Bound<'py, PyAny>> {
+        let text = |v: &Option<String>| -> PyResult<Bound<'py, PyAny>> {
+            Ok(v.as_deref().into_pyobject(py)?.into_any())
+        };
+        let values = [
+            text(&n.publication_name)?,
+            text(&n.publication_language)?,
+            self.date(py, n.publication_date)?,
+            text(&n.title)?,
+            text(&n.keywords)?,
+            text(&n.genres)?,
+        ];
+        self.types.news.build(py, values)
+    }
+
     /// A datetime, from the cache when it was built before.
     fn date<'py>(
         &mut self,
@@ -557,8 +648,11 @@ impl Objects {
             return Ok(py.None().into_bound(py));
         };
         let key = date_key(&d);
-        if let Some(known) = self.dates.get(&key) {
-            return Ok(known.bind(py).clone());
+        let slot = date_slot(key);
+        if let Some((known, date)) = &self.dates[slot] {
+            if *known == key {
+                return Ok(date.bind(py).clone());
+            }
         }
         let built = match iso_text(&d) {
             // The string, parsed by C, costs less than the constructor's eight arguments
@@ -582,10 +676,7 @@ impl Objects {
                 ))?
             }
         };
-        if self.dates.len() >= DATES {
-            self.dates.clear();
-        }
-        self.dates.insert(key, built.clone().unbind());
+        self.dates[slot] = Some((key, built.clone().unbind()));
         Ok(built)
     }
 
@@ -604,8 +695,10 @@ impl Objects {
     }
 }
 
-/// A datetime's fields in two words: hashed in two writes rather than eight.
-fn date_key(d: &DateTime) -> (u64, u64) {
+/// A datetime's fields in two words.
+type DateKey = (u64, u64);
+
+fn date_key(d: &DateTime) -> DateKey {
     let date = (d.year as u32 as u64) << 40
         | (d.month as u64) << 32
         | (d.day as u64) << 24
@@ -616,6 +709,16 @@ fn date_key(d: &DateTime) -> (u64, u64) {
         date,
         (d.microsecond as u64) << 32 | d.offset_seconds as u32 as u64,
     )
+}
+
+/// The slot of a date key in the cache: its words mixed (splitmix64's finaliser) so
+/// that dates a second or a day apart spread over the slots.
+fn date_slot((date, rest): DateKey) -> usize {
+    let mut x = date ^ rest.rotate_left(29);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x as usize) & (DATES - 1)
 }
 
 /// `d` as `datetime.isoformat()` writes it (`YYYY-MM-DDTHH:MM:SS[.ffffff]+HH:MM`), which

@@ -211,7 +211,7 @@ impl Chunked for BlockRun {
     type Verdict = Vec<u8>;
 
     fn with_token_bound(max_token_bytes: usize) -> Self {
-        use sitemap_reader_native::block::{BlockScanner, Container, Limits, IMAGE, XHTML};
+        use sitemap_reader_native::block::{BlockScanner, Build, Container, Limits, IMAGE, XHTML};
         let (video, news) = (2, 3); // the element kinds of `_extensions` (VIDEO, NEWS)
         let kinds = vec![
             ("image".to_owned(), IMAGE),
@@ -220,6 +220,7 @@ impl Chunked for BlockRun {
             ("news".to_owned(), news),
         ];
         let field = |kind: u8, local: &str| (kind, local.to_owned());
+        let names = |of: &[&str]| of.iter().map(|n| (*n).to_owned()).collect();
         let containers = vec![
             Container {
                 kind: video,
@@ -228,12 +229,21 @@ impl Chunked for BlockRun {
                     field(video, "title"),
                     field(video, "tag"),
                     field(video, "duration"),
+                    field(video, "family_friendly"),
                 ],
+                names: names(&["title", "tags", "duration", "family_friendly"]),
+                build: Build::Video,
             },
             Container {
                 kind: news,
                 local: "news".to_owned(),
-                fields: vec![field(news, "title"), field(news, "name")],
+                fields: vec![
+                    field(news, "title"),
+                    field(news, "name"),
+                    field(news, "publication_date"),
+                ],
+                names: names(&["title", "publication_name", "publication_date"]),
+                build: Build::News,
             },
         ];
         let limits = Limits {

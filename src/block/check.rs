@@ -15,7 +15,7 @@ pub(crate) fn plain_loc(raw: &str, max_loc_length: usize) -> bool {
     };
     !matches!(head, '/' | '?' | '#' | ':')
         && !is_py_space(head)
-        && !raw.bytes().any(|b| matches!(b, b'@' | b'[' | b']'))
+        && memchr::memchr3(b'@', b'[', b']', raw.as_bytes()).is_none()
         && (raw.len() <= max_loc_length || raw.chars().count() <= max_loc_length)
 }
 
@@ -29,19 +29,20 @@ pub(crate) fn changefreq(raw: &str) -> Option<ChangeFreq> {
         .find(|c| c.as_str().eq_ignore_ascii_case(raw))
 }
 
-/// A priority as `float()` reads it, for plain decimals (`0.64`, `1`, `.5`) from 0 to 1;
-/// both round correctly, so they give the same number. Anything else is Python's.
+/// A priority as `float()` reads it, for plain decimals from 0 to 1.
 pub(crate) fn priority(raw: &str) -> Option<f64> {
+    plain_decimal(raw).filter(|value| (0.0..=1.0).contains(value))
+}
+
+/// `float(raw)` for plain decimals (`0.64`, `1`, `.5`, `1.`): both round correctly, so
+/// they give the same number. Anything else (a sign, an exponent, `nan`) is Python's.
+pub(crate) fn plain_decimal(raw: &str) -> Option<f64> {
     let (int, frac) = raw.split_once('.').unwrap_or((raw, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if raw.len() > 32 || (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
         return None;
     }
-    if raw.contains('.') && frac.is_empty() && int.is_empty() {
-        return None;
-    }
-    let value: f64 = raw.parse().ok()?;
-    (0.0..=1.0).contains(&value).then_some(value)
+    raw.parse().ok()
 }
 
 /// `parse_datetime` for its three common shapes (`YYYY-MM-DD`, `...Thh:mm:ssZ` and

@@ -42,12 +42,24 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
     if index {
         return Judged::Ref(SitemapRef { loc, lastmod });
     }
-    let mut images = Vec::new();
-    let mut alternates = Vec::new();
+    let (mut image_count, mut alternate_count) = (0, 0);
+    for ext in &fields.exts {
+        match ext {
+            Ext::Image(_) => image_count += 1,
+            Ext::Alternate(_) => alternate_count += 1,
+            _ => {}
+        }
+    }
+    let mut images = Vec::with_capacity(image_count);
+    let mut alternates = Vec::with_capacity(alternate_count);
+    let mut videos = Vec::new();
+    let mut news = Vec::new();
     for ext in fields.exts {
         match ext {
             Ext::Image(i) => images.push(i),
             Ext::Alternate(a) => alternates.push(a),
+            Ext::Video(v) => videos.push(*v),
+            Ext::News(n) => news.push(*n),
             Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) => {} // (built())
         }
     }
@@ -57,8 +69,8 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
         changefreq,
         priority,
         images,
-        videos: Vec::new(),
-        news: Vec::new(),
+        videos,
+        news,
         alternates,
     })
 }

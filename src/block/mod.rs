@@ -3,6 +3,7 @@
 //! handover contract with expat (see [`scan`]).
 
 mod check;
+pub mod extend;
 mod judge;
 pub mod read;
 pub mod scan;
@@ -11,5 +12,6 @@ pub(crate) mod text;
 #[cfg(test)]
 mod proptests;
 
+pub use extend::Build;
 pub use read::{Container, Ext, Fields, CORE, IMAGE, XHTML};
 pub use scan::{BlockScanner, Limits, Record, Step, BLOCK_MAX};

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::read::{Container, IMAGE, XHTML};
 use super::scan::{BlockScanner, Limits, Record, Step};
+use super::Build;
 use super::Fields;
 
 #[derive(Debug, Default, PartialEq)]
@@ -25,11 +26,17 @@ fn limits() -> Limits {
 }
 
 fn scanner() -> BlockScanner {
-    let kinds = vec![("image".to_owned(), IMAGE), ("xhtml".to_owned(), XHTML)];
+    let kinds = vec![
+        ("image".to_owned(), IMAGE),
+        ("xhtml".to_owned(), XHTML),
+        ("video".to_owned(), 2),
+    ];
     let video = Container {
         kind: 2,
         local: "video".to_owned(),
-        fields: vec![(2, "title".to_owned())],
+        fields: vec![(2, "title".to_owned()), (2, "duration".to_owned())],
+        names: vec!["title".to_owned(), "duration".to_owned()],
+        build: Build::Video,
     };
     let mut scanner = BlockScanner::new(kinds, vec![video], false, limits());
     scanner.entries = 0;
@@ -102,6 +109,8 @@ fn block() -> impl Strategy<Value = String> {
         "<xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://example.com/de\"/>",
         "<xhtml:link rel='alternate' href='/rel'></xhtml:link>",
         "<video:video><video:x><video:title>v</video:title></video:x></video:video>",
+        "<video:video><video:duration>60</video:duration></video:video>",
+        "<video:video><video:duration>-1</video:duration><video:title/></video:video>",
         "<!-- a comment -->",
         "<other>x</other>",
         "<loc>again</loc>",

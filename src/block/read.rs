@@ -7,8 +7,9 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use super::check::plain_loc;
-use super::text::{attribute_value, push_chars, push_ref, py_strip, Odd};
-use crate::record::{Alternate, Image};
+use super::extend::{self, Build};
+use super::text::{attribute_value, chars_cr, push_chars, push_line_ends, push_ref, py_strip, Odd};
+use crate::record::{Alternate, Image, News, Video};
 
 /// The element kinds of `_extensions` (what a prefix's namespace is).
 pub const CORE: u8 = 0;
@@ -37,8 +38,12 @@ pub enum Ext {
     /// An alternate whose href is not in `check_loc`'s fast branch: (hreflang, href,
     /// media), the attributes' values as expat gives them.
     PyAlternate([Option<String>; 3]),
-    /// A video or news container (the index of its `Container` among those given):
-    /// its fields' (name, value) in document order, for its Python builder.
+    /// A video or news container whose values nothing is noted about (boxed: a video is
+    /// larger than all the other variants together, and every extension is moved).
+    Video(Box<Video>),
+    News(Box<News>),
+    /// Any other video or news container (the index of its `Container` among those
+    /// given): its fields' (name, value) in document order, for its Python builder.
     PyContainer(usize, Vec<(usize, String)>),
 }
 
@@ -49,17 +54,26 @@ pub struct Container {
     pub kind: u8,
     pub local: String,
     pub fields: Vec<(u8, String)>, // (kind, local name); a field is its index here
+    /// Each field's name in Python's builder (`_extensions.CONTAINERS`), by index.
+    pub names: Vec<String>,
+    /// The record built here from those names' values, if any.
+    pub build: Build,
 }
 
 /// Deeper than this below a container, a block is expat's (which bounds the depth).
 const CONTAINER_DEPTH: usize = 8;
+/// A start tag with more attributes than this is expat's (generators write up to four).
+const ATTRIBUTES: usize = 8;
 
 impl Fields {
     /// True when every extension was built here.
     pub fn built(&self) -> bool {
-        self.exts
-            .iter()
-            .all(|e| matches!(e, Ext::Image(_) | Ext::Alternate(_)))
+        self.exts.iter().all(|e| {
+            !matches!(
+                e,
+                Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..)
+            )
+        })
     }
 }
 
@@ -140,7 +154,7 @@ impl BlockReader {
     pub fn read(&mut self, block: &str) -> Result<Fields, Odd> {
         // Before the start tag: white space only, as the Python scanner takes a block. It
         // is looked at here: quick-xml would drop a U+FEFF that starts its input.
-        let start = block.trim_start_matches(is_ws_char);
+        let start = trim_ws_start(block);
         if !start.starts_with('<') {
             return Err(Odd); // text, a reference: expat's (which may refuse them)
         }
@@ -148,6 +162,10 @@ impl BlockReader {
         let config = reader.config_mut();
         config.check_end_names = true;
         config.check_comments = true;
+        // White space between elements is no event: it is all the block may hold there,
+        // and text that is more than white space is still text (and odd). Within a value
+        // every character counts: `value` turns this off while it reads one.
+        config.trim_text_start = true;
         let mut fields = Fields::default();
         let tag = if self.index { "sitemap" } else { "url" };
         match reader.read_event().map_err(|_| Odd)? {
@@ -177,7 +195,7 @@ impl BlockReader {
                     if let Some(at) = self.container_at(kind, local).filter(|_| top) {
                         self.attributes(&e, |_, _| Ok(()))?;
                         let found = self.read_container(&mut reader, at)?;
-                        fields.exts.push(Ext::PyContainer(at, found));
+                        fields.exts.push(self.container(at, found));
                         continue;
                     }
                     if !bare(&e) {
@@ -277,16 +295,44 @@ impl BlockReader {
 
     /// A field's value up to its end tag: decoded, line ends normalised, stripped.
     fn value(&mut self, reader: &mut Reader<&[u8]>) -> Result<String, Odd> {
+        reader.config_mut().trim_text_start = false;
         self.text.clear();
+        let mut event = reader.read_event().map_err(|_| Odd)?;
+        // Most values are one run of text or CDATA: taken from the input as it is when
+        // the end tag follows it.
+        if let Some((run, cdata)) = run_of(&event) {
+            let cr = chars_cr(run, cdata)?;
+            let next = reader.read_event().map_err(|_| Odd)?;
+            if !cr && matches!(next, Event::End(_)) {
+                let value = py_strip(run).to_owned();
+                return self.value_end(reader, value);
+            }
+            if cr {
+                push_line_ends(&mut self.text, run);
+            } else {
+                self.text.push_str(run);
+            }
+            event = next;
+        }
         loop {
-            match reader.read_event().map_err(|_| Odd)? {
+            match event {
                 Event::Text(t) => push_chars(&mut self.text, &t, false)?,
                 Event::CData(t) => push_chars(&mut self.text, &t, true)?,
                 Event::GeneralRef(r) => push_ref(&mut self.text, &r)?,
-                Event::End(_) => return Ok(py_strip(&self.text).to_owned()),
+                Event::End(_) => {
+                    let value = py_strip(&self.text).to_owned();
+                    return self.value_end(reader, value);
+                }
                 _ => return Err(Odd),
             }
+            event = reader.read_event().map_err(|_| Odd)?;
         }
+    }
+
+    /// A value read to its end tag: white space between elements is skipped again.
+    fn value_end(&mut self, reader: &mut Reader<&[u8]>, value: String) -> Result<String, Odd> {
+        reader.config_mut().trim_text_start = true;
+        Ok(value)
     }
 
     /// The attributes of a start tag, decoded, each given to `take` (which may refuse
@@ -296,10 +342,12 @@ impl BlockReader {
         e: &BytesStart<'_>,
         mut take: impl FnMut(&str, &str) -> Result<(), Odd>,
     ) -> Result<(), Odd> {
-        let mut seen: Vec<&str> = Vec::new();
+        // The names seen so far (for duplicates); more than fit here: the block is odd.
+        let mut seen: [&str; ATTRIBUTES] = [""; ATTRIBUTES];
+        let mut count = 0;
         let mut rest = e.attributes_raw();
         loop {
-            let name_at = rest.trim_start_matches(is_ws_char);
+            let name_at = trim_ws_start(rest);
             if name_at.len() == rest.len() {
                 break; // (no white space: the end, or what expat must judge)
             }
@@ -307,17 +355,20 @@ impl BlockReader {
             let Some(eq) = memchr::memchr(b'=', rest.as_bytes()) else {
                 break;
             };
-            let name = rest[..eq].trim_end_matches(is_ws_char);
-            if !is_plain_name(name) || name == "xmlns" || seen.contains(&name) {
+            let name = trim_ws_end(&rest[..eq]);
+            if !is_plain_name(name) || name == "xmlns" || seen[..count].contains(&name) {
                 return Err(Odd); // a namespace declared here, a prefix, a duplicate
             }
-            seen.push(name);
-            let after = rest[eq + 1..].trim_start_matches(is_ws_char);
-            let quote = after.chars().next().filter(|&q| q == '"' || q == '\'');
-            let quote = quote.ok_or(Odd)?;
-            let close = memchr::memchr(quote as u8, &after.as_bytes()[1..]).ok_or(Odd)?;
-            attribute_value(&after[1..1 + close], &mut self.attr)?;
-            take(name, &self.attr)?;
+            *seen.get_mut(count).ok_or(Odd)? = name;
+            count += 1;
+            let after = trim_ws_start(&rest[eq + 1..]);
+            let quote = after
+                .as_bytes()
+                .first()
+                .filter(|&&q| q == b'"' || q == b'\'');
+            let quote = *quote.ok_or(Odd)?;
+            let close = memchr::memchr(quote, &after.as_bytes()[1..]).ok_or(Odd)?;
+            take(name, attribute_value(&after[1..1 + close], &mut self.attr)?)?;
             rest = &after[close + 2..];
         }
         if rest.is_empty() {
@@ -377,6 +428,17 @@ impl BlockReader {
         }
     }
 
+    /// The record of a container's fields, when they make one here.
+    fn container(&self, at: usize, found: Vec<(usize, String)>) -> Ext {
+        let container = &self.containers[at];
+        let built = match container.build {
+            Build::Video => extend::video(&container.names, &found).map(|v| Ext::Video(v.into())),
+            Build::News => extend::news(&container.names, &found).map(|n| Ext::News(n.into())),
+            Build::Python => None,
+        };
+        built.unwrap_or(Ext::PyContainer(at, found))
+    }
+
     fn container_field(&self, at: usize, name: &str) -> Result<Option<usize>, Odd> {
         let (kind, local) = self.key(name)?;
         let fields = &self.containers[at].fields;
@@ -391,13 +453,25 @@ impl BlockReader {
     /// `media` at most), None when `alternate` skips it silently (no rel="alternate", an
     /// empty href); anything else is odd.
     fn alternate(&mut self, e: &BytesStart<'_>) -> Result<Option<Ext>, Odd> {
-        let mut values: [Option<String>; 4] = Default::default(); // rel, hreflang, href, media
+        // rel is only compared; hreflang, href and media are kept as read.
+        let mut rel: Option<Result<bool, Odd>> = None;
+        let mut values: [Option<String>; 3] = Default::default(); // hreflang, href, media
         self.attributes(e, |name, value| {
             let slot = match name {
-                "rel" => 0,
-                "hreflang" => 1,
-                "href" => 2,
-                "media" => 3,
+                "rel" => {
+                    let rel_value = py_strip(value);
+                    // (str.lower() beyond ASCII: Python's to judge)
+                    let alternate = rel_value
+                        .is_ascii()
+                        .then(|| rel_value.eq_ignore_ascii_case("alternate"));
+                    return match rel.replace(alternate.ok_or(Odd)) {
+                        Some(_) => Err(Odd), // expat: a duplicate attribute
+                        None => Ok(()),
+                    };
+                }
+                "hreflang" => 0,
+                "href" => 1,
+                "media" => 2,
                 _ => return Err(Odd),
             };
             match values[slot].replace(value.to_owned()) {
@@ -405,48 +479,76 @@ impl BlockReader {
                 None => Ok(()),
             }
         })?;
-        let [rel, hreflang, href, media] = values;
-        let rel = py_strip(rel.as_deref().unwrap_or(""));
-        if !rel.is_ascii() {
-            return Err(Odd); // (str.lower() beyond ASCII: Python's to judge)
-        }
+        let [hreflang, href, media] = values;
+        let is_alternate = rel.unwrap_or(Ok(false))?;
         let stripped = py_strip(href.as_deref().unwrap_or(""));
-        if !rel.eq_ignore_ascii_case("alternate") || stripped.is_empty() {
+        if !is_alternate || stripped.is_empty() {
             return Ok(None);
         }
         if !plain_loc(stripped, self.max_loc_length) {
             // check_loc's other branches note or resolve it: Python's to judge
             return Ok(Some(Ext::PyAlternate([hreflang, href, media])));
         }
-        let hreflang = hreflang
-            .as_deref()
-            .map(py_strip)
-            .filter(|h| !h.is_empty())
-            .map(str::to_owned);
         Ok(Some(Ext::Alternate(Alternate {
-            hreflang,
-            href: stripped.to_owned(),
+            hreflang: hreflang.and_then(stripped_owned),
+            href: href.and_then(stripped_owned).unwrap_or_default(),
             media: media.filter(|m| !m.is_empty()),
         })))
     }
 }
 
-fn is_ws_char(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n')
+/// `value` stripped as `str.strip()` strips, without a copy when nothing is stripped;
+/// None when nothing is left.
+fn stripped_owned(value: String) -> Option<String> {
+    let stripped = py_strip(&value);
+    if stripped.is_empty() {
+        None
+    } else if stripped.len() == value.len() {
+        Some(value)
+    } else {
+        Some(stripped.to_owned())
+    }
 }
 
-/// An XML name without a prefix, of the characters generators use.
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// `text` without the XML white space it starts with (ASCII: a character boundary).
+fn trim_ws_start(text: &str) -> &str {
+    let lead = text.bytes().take_while(|&b| is_ws(b)).count();
+    &text[lead..]
+}
+
+/// `text` without the XML white space it ends with.
+fn trim_ws_end(text: &str) -> &str {
+    let trail = text.bytes().rev().take_while(|&b| is_ws(b)).count();
+    &text[..text.len() - trail]
+}
+
+/// An XML name without a prefix, of the characters generators use (ASCII only, so
+/// its bytes are its characters).
 fn is_plain_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    let bytes = name.as_bytes();
+    bytes
+        .first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+        && bytes[1..]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
 }
 
 fn is_space(text: &str) -> bool {
-    text.bytes()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    text.bytes().all(is_ws)
+}
+
+/// The text of a run of character data (and whether it is CDATA), if `event` is one.
+fn run_of<'e>(event: &'e Event<'_>) -> Option<(&'e str, bool)> {
+    match event {
+        Event::Text(t) => Some((t, false)),
+        Event::CData(t) => Some((t, true)),
+        _ => None,
+    }
 }
 
 /// A start tag without attributes.
@@ -458,7 +560,7 @@ fn bare(e: &BytesStart<'_>) -> bool {
 mod tests {
     use super::*;
 
-    fn reader() -> BlockReader {
+    fn reader_building(build: Build) -> BlockReader {
         let kinds = vec![
             ("image".to_owned(), IMAGE),
             ("xhtml".to_owned(), XHTML),
@@ -468,8 +570,27 @@ mod tests {
             kind: 2,
             local: "video".to_owned(),
             fields: vec![(2, "title".to_owned()), (2, "tag".to_owned())],
+            names: vec!["title".to_owned(), "tags".to_owned()],
+            build,
         };
         BlockReader::new(kinds, vec![video], false, 2048)
+    }
+
+    fn reader() -> BlockReader {
+        reader_building(Build::Python)
+    }
+
+    #[test]
+    fn a_video_of_plain_values_is_built_here() {
+        let block = "<url><loc>https://a/</loc><video:video><video:title> T </video:title>\
+            <video:tag>a</video:tag><video:x><video:tag>b</video:tag></video:x></video:video></url>";
+        let fields = reader_building(Build::Video).read(block).unwrap();
+        let [Ext::Video(video)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(video.title.as_deref(), Some("T"));
+        assert_eq!(video.tags, ["a", "b"]);
+        assert!(fields.built());
     }
 
     #[test]

@@ -58,6 +58,10 @@ enum Taken {
 #[derive(Debug)]
 pub struct BlockScanner {
     reader: BlockReader,
+    /// `</url` or `</sitemap`, built once. Boxed: the searcher holds SIMD vectors aligned
+    /// to 32 bytes, and the scanner lives inside a Python object, which is aligned to 16
+    /// only (unboxed, the vectors' aligned loads faulted).
+    end_tag: Box<memmem::Finder<'static>>,
     index: bool,
     limits: Limits,
     limit: usize,
@@ -84,6 +88,11 @@ impl BlockScanner {
     ) -> Self {
         Self {
             reader: BlockReader::new(kinds, containers, index, limits.max_loc_length),
+            end_tag: Box::new(memmem::Finder::new(if index {
+                &b"</sitemap"[..]
+            } else {
+                b"</url"
+            })),
             index,
             limits,
             limit: BLOCK_MAX.min(limits.max_token_bytes),
@@ -110,25 +119,38 @@ impl BlockScanner {
             self.searched = self.searched.saturating_sub(self.pos);
             self.pos = 0;
         }
-        let mut raw = std::mem::take(&mut self.pending);
-        raw.extend_from_slice(data);
-        let valid = match std::str::from_utf8(&raw) {
-            Ok(_) => raw.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => return Some(self.stop_with(&raw)),
+        // The bytes cut from the last chunk, then this one: most chunks come whole.
+        let joined;
+        let raw: &[u8] = if self.pending.is_empty() {
+            data
+        } else {
+            let mut bytes = std::mem::take(&mut self.pending);
+            bytes.extend_from_slice(data);
+            joined = bytes;
+            &joined
         };
-        let Ok(text) = std::str::from_utf8(&raw[..valid]) else {
-            return Some(self.stop_with(&raw)); // (cannot be: checked above)
+        let (text, cut) = match std::str::from_utf8(raw) {
+            Ok(text) => (text, &raw[raw.len()..]),
+            Err(e) if e.error_len().is_none() => {
+                let (valid, cut) = raw.split_at(e.valid_up_to());
+                // (valid_up_to is where the checked prefix ends)
+                match std::str::from_utf8(valid) {
+                    Ok(text) => (text, cut),
+                    Err(_) => return Some(self.stop_with(raw)),
+                }
+            }
+            Err(_) => return Some(self.stop_with(raw)),
         };
         // U+FFFE and U+FFFF are no XML characters: expat reports them.
+        // (In UTF-8, EF is only ever a lead byte: each match starts a character of three.)
         let bytes = text.as_bytes();
-        if memmem::find(bytes, "\u{fffe}".as_bytes()).is_some()
-            || memmem::find(bytes, "\u{ffff}".as_bytes()).is_some()
+        if memmem::find_iter(bytes, b"\xef\xbf")
+            .any(|i| matches!(bytes.get(i + 2), Some(0xbe | 0xbf)))
         {
-            return Some(self.stop_with(&raw));
+            return Some(self.stop_with(raw));
         }
         self.buf.push_str(text);
-        self.pending = raw[valid..].to_vec();
+        self.pending = cut.to_vec();
         None
     }
 
@@ -217,8 +239,7 @@ impl BlockScanner {
     fn consume(&mut self, end: usize) {
         let seg = &self.buf.as_bytes()[self.pos..end];
         self.pos = end;
-        let lf = memchr::memchr_iter(b'\n', seg).count() as u64;
-        let cr = memchr::memchr_iter(b'\r', seg).count() as u64;
+        let (lf, cr) = count_breaks(seg);
         let breaks = if cr > 0 {
             lf + cr - memmem::find_iter(seg, b"\r\n").count() as u64
         } else {
@@ -255,10 +276,10 @@ impl BlockScanner {
 
     /// Where the first end tag of a block at or after `from` starts and ends.
     fn find_end(&mut self, from: usize) -> Option<(usize, usize)> {
-        let tag: &[u8] = if self.index { b"</sitemap" } else { b"</url" };
+        let tag = self.end_tag.needle();
         let buf = self.buf.as_bytes();
         let mut at = from.max(self.searched);
-        while let Some(i) = memmem::find(&buf[at..], tag) {
+        while let Some(i) = self.end_tag.find(&buf[at..]) {
             let start = at + i;
             let mut j = start + tag.len();
             while j < buf.len() && matches!(buf[j], b' ' | b'\t' | b'\r' | b'\n') {
@@ -330,8 +351,33 @@ impl BlockScanner {
     }
 }
 
+/// How many LF and CR bytes `seg` holds: one pass, in runs of 255 bytes counted in a
+/// byte each, which the compiler turns into wide compares and adds (two counts by
+/// `memchr` read a block twice, and more slowly).
+fn count_breaks(seg: &[u8]) -> (u64, u64) {
+    let (mut lf, mut cr) = (0u64, 0u64);
+    for run in seg.chunks(255) {
+        let (mut run_lf, mut run_cr) = (0u8, 0u8);
+        for &b in run {
+            // (wrapping: no check in the loop; 255 bytes cannot overflow a byte)
+            run_lf = run_lf.wrapping_add(u8::from(b == b'\n'));
+            run_cr = run_cr.wrapping_add(u8::from(b == b'\r'));
+        }
+        lf += u64::from(run_lf);
+        cr += u64::from(run_cr);
+    }
+    (lf, cr)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn line_breaks_are_counted_past_a_run() {
+        let seg = "a\r\nb\n".repeat(100);
+        assert_eq!(super::count_breaks(seg.as_bytes()), (200, 100));
+        assert_eq!(super::count_breaks(b""), (0, 0));
+    }
+
     use super::*;
 
     fn scanner(index: bool) -> BlockScanner {
@@ -371,6 +417,27 @@ mod tests {
         assert_eq!(tag, Some("</url>".len()));
         s.settled();
         assert_eq!(s.run(&mut out), Step::Wait);
+    }
+
+    #[test]
+    fn a_non_character_stops_the_scanner_and_its_neighbours_do_not() {
+        for ok in ["\u{fffd}", "\u{ffef}", "\u{ef}\u{bf}", "\u{efbf}"] {
+            let mut s = scanner(false);
+            assert_eq!(
+                s.push(format!("<url><loc>{ok}</loc>").as_bytes()),
+                None,
+                "{ok:?}"
+            );
+        }
+        for bad in ["\u{fffe}", "\u{ffff}"] {
+            let mut s = scanner(false);
+            let data = format!("<url><loc>a{bad}</loc>");
+            assert_eq!(s.push(b"<url>"), None);
+            // cut within the character: it is judged once whole
+            let (head, tail) = data.as_bytes()[5..].split_at(data.len() - 5 - 8);
+            assert_eq!(s.push(head), None, "{bad:?}");
+            assert_eq!(s.push(tail).as_deref(), Some(data.as_bytes()), "{bad:?}");
+        }
     }
 
     #[test]

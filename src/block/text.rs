@@ -34,24 +34,30 @@ pub struct Odd;
 /// made LF, as expat does; a control character XML forbids, or `>` in text (`]]>` is
 /// not allowed there: expat judges), is odd.
 pub(crate) fn push_chars(out: &mut String, raw: &str, cdata: bool) -> Result<(), Odd> {
-    let mut cr = false;
-    for &b in raw.as_bytes() {
-        if b < 0x20 {
-            match b {
-                b'\r' => cr = true,
-                b'\t' | b'\n' => {}
-                _ => return Err(Odd), // a control character XML forbids
-            }
-        } else if b == b'>' && !cdata {
-            return Err(Odd);
-        }
-    }
-    if cr {
+    if chars_cr(raw, cdata)? {
         push_line_ends(out, raw);
     } else {
         out.push_str(raw);
     }
     Ok(())
+}
+
+/// Whether a run of character data holds a CR (its line ends need rewriting), or `Odd`
+/// as [`push_chars`] judges it. One pass without early exits, which the compiler turns
+/// into wide compares: values are short, and nearly all of them are plain.
+pub(crate) fn chars_cr(raw: &str, cdata: bool) -> Result<bool, Odd> {
+    let (mut bad, mut cr) = (false, false);
+    let gt = if cdata { 0 } else { b'>' }; // (no value holds a NUL: expat refuses it)
+    for &b in raw.as_bytes() {
+        bad |= (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r');
+        bad |= b == gt;
+        cr |= b == b'\r';
+    }
+    if bad {
+        Err(Odd)
+    } else {
+        Ok(cr)
+    }
 }
 
 /// `raw` appended to `out` with XML's line ends: CR LF and a lone CR become LF.
@@ -73,22 +79,34 @@ pub(crate) fn push_ref(out: &mut String, name: &str) -> Result<(), Odd> {
 
 /// An attribute's value between its quotes, decoded: only the shape generators write
 /// (no tab, line break, `<` or control character, which expat rewrites or refuses).
-pub(crate) fn attribute_value(raw: &str, out: &mut String) -> Result<(), Odd> {
-    out.clear();
-    let bytes = raw.as_bytes();
-    if bytes.iter().any(|&b| b < 0x20 || b == b'<') {
+/// Without a reference it is `raw` itself; else it is decoded into `out`.
+pub(crate) fn attribute_value<'a>(raw: &'a str, out: &'a mut String) -> Result<&'a str, Odd> {
+    let mut bad = false;
+    for &b in raw.as_bytes() {
+        bad |= b < 0x20 || b == b'<'; // (one pass, no early exit: see chars_cr)
+    }
+    if bad {
         return Err(Odd);
     }
+    let Some(first) = memchr::memchr(b'&', raw.as_bytes()) else {
+        return Ok(raw);
+    };
+    out.clear();
     let mut rest = raw;
-    while let Some(i) = memchr::memchr(b'&', rest.as_bytes()) {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
+    let mut at = first;
+    loop {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
         let end = memchr::memchr(b';', after.as_bytes()).ok_or(Odd)?;
         push_ref(out, &after[..end])?;
         rest = &after[end + 1..];
+        match memchr::memchr(b'&', rest.as_bytes()) {
+            Some(i) => at = i,
+            None => break,
+        }
     }
     out.push_str(rest);
-    Ok(())
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -115,8 +133,9 @@ mod tests {
     #[test]
     fn attribute_values() {
         let mut out = String::new();
-        attribute_value("a&amp;b&#x41;", &mut out).unwrap();
-        assert_eq!(out, "a&bA");
+        assert_eq!(attribute_value("a&amp;b&#x41;", &mut out), Ok("a&bA"));
+        assert_eq!(attribute_value("a&lt;", &mut out), Ok("a<"));
+        assert_eq!(attribute_value("plain", &mut out), Ok("plain"));
         assert_eq!(attribute_value("a\tb", &mut out), Err(Odd));
         assert_eq!(attribute_value("a&b", &mut out), Err(Odd));
         assert_eq!(attribute_value("&#1;", &mut out), Err(Odd));

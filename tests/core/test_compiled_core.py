@@ -225,6 +225,71 @@ def test_values_of_every_common_shape_are_built_as_python_builds_them() -> None:
     )
 
 
+_VIDEO = "http://www.google.com/schemas/sitemap-video/1.1"
+_NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
+# (field, value, whether the core builds the record itself): any value Python notes or
+# reads by rules of its own (a sign, an underscore, a digit beyond ASCII, a word beyond
+# ASCII, a rarer date shape) makes the container Python's.
+_VIDEO_VALUES = [
+    ("duration", "60", True),
+    ("duration", "0042", True),
+    ("duration", "", True),
+    ("duration", "-1", False),
+    ("duration", "1_000", False),
+    ("duration", "\u0663", False),
+    ("duration", "123456789012345678901234", False),
+    ("view_count", "x", False),
+    ("rating", "4.5", True),
+    ("rating", ".5", True),
+    ("rating", "5.", True),
+    ("rating", "1e3", False),
+    ("rating", "nan", False),
+    ("rating", "-0.0", False),
+    ("family_friendly", "Yes", True),
+    ("requires_subscription", "FALSE", True),
+    ("live", "maybe", False),
+    ("live", "\u0130", False),
+    ("publication_date", "2024-03-05T10:20:30+02:00", True),
+    ("expiration_date", "2024-03-05T10:20Z", False),
+    ("expiration_date", "junk", False),
+    ("title", " T &amp; <![CDATA[x]]> ", True),
+    ("tag", "", True),
+]
+
+
+def test_videos_and_news_of_plain_values_are_built_by_the_core() -> None:
+    blocks = []
+    for i, (field, value, _) in enumerate(_VIDEO_VALUES):
+        blocks.append(
+            f"<url><loc>https://example.com/v{i}</loc><video:video>"
+            f"<video:title>first</video:title><video:tag>a</video:tag>"
+            f"<video:{field}>{value}</video:{field}><video:tag>b</video:tag>"
+            f"</video:video></url>"
+        )
+    for i, date in enumerate(["2024-01-01", "", "2024-01-01 10:00"]):
+        blocks.append(
+            f"<url><loc>https://example.com/n{i}</loc><news:news><news:publication>"
+            f"<news:name>N</news:name><news:language>en</news:language></news:publication>"
+            f"<news:publication_date>{date}</news:publication_date><news:title>T</news:title>"
+            f"</news:news></url>"
+        )
+    data = (
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        f'xmlns:video="{_VIDEO}" xmlns:news="{_NEWS}">{"".join(blocks)}</urlset>'
+    ).encode()
+    exact = parse(data, fast=False)
+    for cut in (len(data), 400, 1234):
+        compiled, taken, built = _compiled([data[:cut], data[cut:]])
+        _same(compiled, exact)
+        assert taken == len(blocks)
+        assert built == sum(plain for *_, plain in _VIDEO_VALUES) + 2
+    entries = [e for e in exact if isinstance(e, Entry)]
+    assert entries[0].videos[0].duration == 60
+    assert entries[0].videos[0].tags == ("a", "b")
+    assert entries[-3].news[0].publication_name == "N"
+    assert sum(isinstance(e, Entry) for e in exact) == len(blocks)
+
+
 def _scanner(doc: Document, **kw: Any) -> Any:
     return _native.BlockScanner(
         doc,

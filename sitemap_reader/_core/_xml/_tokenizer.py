@@ -21,7 +21,16 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
-from ..._base._models import Alternate, ChangeFreq, Entry, Image, ProblemKind, SitemapRef
+from ..._base._models import (
+    Alternate,
+    ChangeFreq,
+    Entry,
+    Image,
+    News,
+    ProblemKind,
+    SitemapRef,
+    Video,
+)
 from .._doc import Document
 from .._pure import PURE_ENV, pure_requested
 from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
@@ -92,6 +101,10 @@ _TYPES = (
         for (kind, local), spec in CONTAINERS.items()
         if kind != IMAGE
     ),
+    # The records the compiled core builds of a video or news container whose values it
+    # judges itself (src/block/extend.rs); the builders above take any other.
+    Video,
+    News,
 )
 
 
