@@ -34,7 +34,7 @@ from tests.support.http_site import FAST, SITEMAP_NS, Handler, Run, Served, Site
 PIECE = 65_536  # the largest write a hostile handler makes
 MiB = 1 << 20
 # What one document may cost while it streams: a 64 KiB read, aiohttp's buffers (up to a few
-# hundred KiB), one 256 KiB inflate step, the parser's buffers and the batches in the queue,
+# hundred KiB), one 64 KiB inflate step, the parser's buffers and the batches in the queue,
 # plus the hostile server's pieces of at most 64 KiB. Measured: 0.3 to 4 MB.
 PEAK = 16 * MiB
 # The same for several documents in flight at once (four here). Measured: up to 8 MB.
