@@ -172,6 +172,38 @@ fn a_block_after_other_text_is_odd_whatever_the_split() {
     }
 }
 
+/// The block-split fuzz finding at `a0c9f31`: the end tag of an odd block with a long run of
+/// white space before its `>` was seen when read whole (the block settled, the next one
+/// taken) but, read a byte at a time, its start was handed to expat (the tail kept for more
+/// bytes is under 64), and every block after it with it. An end tag is now one of at most
+/// 64 bytes either way; a longer one is expat's alone.
+#[test]
+fn an_end_tag_is_seen_alike_whatever_its_white_space_and_the_split() {
+    for spaces in [0, 57, 58, 59, 60, 70] {
+        let doc = format!(
+            "x <url><loc>a</loc></url{}><url><loc>https://a/b</loc></url>",
+            " ".repeat(spaces)
+        );
+        let whole = scan(doc.as_bytes(), &[]);
+        let bytewise: Vec<usize> = (1..doc.len()).collect();
+        for cuts in [bytewise, vec![doc.len() - 40], vec![30]] {
+            let split = scan(doc.as_bytes(), &cuts);
+            assert_eq!(
+                split.records, whole.records,
+                "{spaces} spaces, cut at {cuts:?}"
+            );
+            assert_eq!(split.judged, whole.judged, "{spaces} spaces");
+            assert_eq!(non_space(&split.expat), non_space(&whole.expat), "{spaces}");
+        }
+        // (the tag `</url` + 58 spaces + `>` is 64 bytes: the longest seen as one)
+        assert_eq!(
+            whole.records.len(),
+            usize::from(spaces <= 58),
+            "{spaces} spaces"
+        );
+    }
+}
+
 proptest! {
     #[test]
     fn any_split_takes_the_same_blocks(data in document(), cuts in prop::collection::vec(any::<usize>(), 0..8)) {

@@ -12,6 +12,9 @@ use crate::record::{Entry, SitemapRef};
 
 /// A longer block is left to expat (as `_scan.BLOCK_MAX`).
 pub const BLOCK_MAX: usize = 65_536;
+/// The longest end tag of a record the scanner sees as one (`</url`, white space, `>`):
+/// the tail it keeps for more bytes, when it may start one, is shorter.
+const END_TAG: usize = 64;
 /// After this many blocks left to expat, if they are half of all, expat reads the rest.
 const ODD_BLOCKS: u64 = 64;
 
@@ -279,10 +282,14 @@ impl BlockScanner {
         let tag = self.end_tag.needle();
         let buf = self.buf.as_bytes();
         let mut at = from.max(self.searched);
+        // An end tag is one of at most END_TAG bytes: `through_block` keeps a shorter tail
+        // that may become one, so whole or cut, the same end tags are seen.
+        let max_ws = END_TAG - 1 - tag.len();
         while let Some(i) = self.end_tag.find(&buf[at..]) {
             let start = at + i;
             let mut j = start + tag.len();
-            while j < buf.len() && matches!(buf[j], b' ' | b'\t' | b'\r' | b'\n') {
+            let ws_end = (j + max_ws).min(buf.len());
+            while j < ws_end && matches!(buf[j], b' ' | b'\t' | b'\r' | b'\n') {
                 j += 1;
             }
             if j == buf.len() {
@@ -324,7 +331,7 @@ impl BlockScanner {
                 let buf = self.buf.as_bytes();
                 if let Some(lt) = memchr::memrchr(b'<', &buf[pos..]) {
                     let lt = pos + lt;
-                    if stop - lt < 64 && !buf[lt..].contains(&b'>') {
+                    if stop - lt < END_TAG && !buf[lt..].contains(&b'>') {
                         stop = lt; // maybe the start of the end tag: kept for more bytes
                     }
                 }
