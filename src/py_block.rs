@@ -12,9 +12,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::PyTraverseError;
 
 use crate::block::extend::{NEWS_FIELDS, VIDEO_FIELDS};
 use crate::block::{BlockScanner, Build, Container, Ext, Fields, Limits, Record, Step};
@@ -76,13 +78,22 @@ struct PyBlockScanner {
     doc: Py<PyAny>,
     url: Py<PyAny>,
     sitemap: Arc<str>, // the same URL, for the runs of `lines` (shared, not copied a run)
-    read: Py<PyAny>,
-    settled: Py<PyAny>,
+    // The reader's callbacks are its bound methods, and the reader holds this scanner: a
+    // cycle that only the collector breaks, so the scanner takes part in it (`__traverse__`,
+    // `__clear__`). Without that, every document left unfinished (cut, cancelled) kept its
+    // reader and buffers for the life of the process.
+    callbacks: Option<Callbacks>,
     objects: Py<Objects>,
     lines: bool, // entries go out as `Entries` (compiled records), not as objects
     records: Vec<Record>,
     done: bool, // the document was cut or a panic was caught: nothing more is read
     panic_for_tests: bool,
+}
+
+/// `read` / `settled`: the reader's bound methods (see the module docs).
+struct Callbacks {
+    read: Py<PyAny>,
+    settled: Py<PyAny>,
 }
 
 #[pymethods]
@@ -192,8 +203,7 @@ impl PyBlockScanner {
             url: doc.getattr(intern!(py, "url"))?.unbind(),
             sitemap: doc.getattr(intern!(py, "url"))?.extract::<String>()?.into(),
             doc: doc.clone().unbind(),
-            read,
-            settled,
+            callbacks: Some(Callbacks { read, settled }),
             objects: Py::new(
                 py,
                 Objects {
@@ -229,6 +239,23 @@ impl PyBlockScanner {
             return PyBytes::new(py, b"");
         }
         PyBytes::new(py, &self.core.finish())
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.doc)?;
+        visit.call(&self.url)?;
+        visit.call(&self.objects)?;
+        if let Some(callbacks) = &self.callbacks {
+            visit.call(&callbacks.read)?;
+            visit.call(&callbacks.settled)?;
+        }
+        Ok(())
+    }
+
+    /// The collector breaks a cycle here: the scanner reads nothing more.
+    fn __clear__(&mut self) {
+        self.callbacks = None;
+        self.done = true;
     }
 }
 
@@ -266,12 +293,15 @@ impl PyBlockScanner {
                     }
                 }
                 Step::Send { data, at, tag } => {
+                    let Some(callbacks) = &self.callbacks else {
+                        return Ok(Some(PyBytes::new(py, b""))); // cleared: nothing more is read
+                    };
                     let bytes = PyBytes::new(py, &data);
-                    if !self.read.bind(py).call1((bytes, at))?.is_truthy()? {
+                    if !callbacks.read.bind(py).call1((bytes, at))?.is_truthy()? {
                         return Ok(Some(PyBytes::new(py, b""))); // expat ended the document
                     }
                     if let Some(tag) = tag {
-                        if self.settled.bind(py).call1((tag,))?.is_truthy()? {
+                        if callbacks.settled.bind(py).call1((tag,))?.is_truthy()? {
                             self.core.settled();
                         }
                     }

@@ -500,3 +500,33 @@ def test_what_the_fuzzers_found_is_read_as_expat_reads_it(middle: str, taken: in
         _same(compiled, exact)
         assert took == taken, at
     _same(_python_fast([data_bytes], _DEFAULT), exact)
+
+
+# -- memory --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("end", ["left", "abort", "close"])
+def test_a_document_left_unfinished_is_freed_with_its_reader(end: str) -> None:
+    """The scanner holds the reader's bound methods and the reader holds the scanner: a
+    cycle the collector breaks only if the scanner takes part in collection. A document cut
+    or dropped half-way (a budget, a deadline, a cancelled walk) must not keep its reader,
+    its scanner and their buffers for the life of the process."""
+    import gc
+    import weakref
+
+    from sitemap_reader import SitemapParser
+    from sitemap_reader._core._xml._document import XmlHandler
+
+    body = urlset(*(f"https://x.example.invalid/{i}" for i in range(2_000))).encode()
+    parser = SitemapParser("https://x.example.invalid/s.xml")
+    parser.feed(body[: len(body) // 2])
+    handler = parser._handler
+    assert isinstance(handler, XmlHandler) and handler._scanner is not None  # scanning
+    if end == "abort":
+        handler.abort()
+    elif end == "close":
+        parser.close()
+    gone = weakref.ref(handler)
+    del parser, handler
+    gc.collect()
+    assert gone() is None
