@@ -16,6 +16,9 @@ from .._base._words import plural
 from . import _options, _output
 from ._console import READ, Console, Tally, reasons
 
+# Reports of a document read under another report (or not at all): no children of theirs.
+_NOT_READ_HERE = (sr.Status.DUPLICATE, sr.Status.CYCLE, sr.Status.SKIPPED)
+
 
 def register(commands: _options.Commands) -> None:
     tree = _options.add_command(
@@ -94,7 +97,14 @@ def print_tree(
         else:
             roots.append(report)
 
-    def show(report: sr.SitemapVisited, prefix: str, last: bool, top: bool) -> None:
+    # A document's children hang under the one report that read it, drawn once: the reports
+    # of a duplicate or a cycle name a document read elsewhere, and drawing its children
+    # there again would follow the site's cycles without end. A stack, not recursion: the
+    # depth of the drawing is the site's, not Python's.
+    expanded: set[str] = set()
+    stack = [(root, "", True, True) for root in reversed(roots)]
+    while stack:
+        report, prefix, last, top = stack.pop()
         branch = "" if top else ("└── " if last else "├── ")
         line = _describe(report)
         if changed is not None and report.format not in (None, sr.Format.ROBOTS):
@@ -108,14 +118,18 @@ def print_tree(
             out.write(f"{inner}  ! {_problem(problem, report)}\n")
         if report.lastmods is not None and report.lastmods.reasons:
             out.write(f"{inner}  ~ lastmods {report.lastmods}\n")
+        if report.status in _NOT_READ_HERE:
+            continue
+        names = {report.url, report.final_url or report.url}
+        if names & expanded:
+            continue
+        expanded |= names
         kids = children.get(report.final_url or report.url, [])
         if report.final_url and report.final_url != report.url:
             kids = sorted(kids + children.get(report.url, []), key=lambda r: r.order)
-        for i, kid in enumerate(kids):
-            show(kid, inner, i == len(kids) - 1, False)
+        last_kid = len(kids) - 1
+        stack.extend((kids[i], inner, i == last_kid, False) for i in reversed(range(len(kids))))
 
-    for root in roots:
-        show(root, "", True, True)
     drawn = {problem for report in reports for problem in report.problems}
     for problem in problems:
         if problem not in drawn:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import gzip
+import io
 import os
 import pty
 import re
@@ -293,6 +294,52 @@ async def test_tree_shows_problems_no_document_holds(
         ),
     ]
     assert ", 1 problem, " in summary(err)
+
+
+async def test_tree_draws_each_document_read_once_whatever_its_cycles(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three indexes that name each other: a duplicate's or a cycle's report has no children
+    of its own (they hang under the report that read the document), so the tree ends.
+    Once, each duplicate drew the children of the document it named, which named a
+    duplicate again: a drawing without end, cut by Python's recursion limit."""
+    s = await serve(aiohttp_server)
+    a, b, c = (s.a(f"/{n}.xml") for n in "abc")
+    s.add("/a.xml", xml(sitemapindex(b, c)))
+    s.add("/b.xml", xml(sitemapindex(a, c)))
+    s.add("/c.xml", xml(sitemapindex(a, b)))
+
+    assert await cli("tree", "--allow-private", "--concurrency", "1", a) == 0
+
+    out, _ = capsys.readouterr()
+    drawn = [line for line in out.splitlines() if "  ! " not in line]
+    assert drawn == [
+        f"{a}  sitemapindex  2 sitemaps  [ok]",
+        f"├── {b}  sitemapindex  2 sitemaps  [ok]",
+        f"│   └── {c}  [duplicate]",
+        f"└── {c}  sitemapindex  2 sitemaps  [ok]",
+        f"    └── {b}  [duplicate]",
+    ]
+
+
+def test_tree_draws_a_chain_deeper_than_pythons_recursion_limit() -> None:
+    """A chain of nested indexes as deep as ``--max-depth`` allows is drawn whole: the
+    drawing keeps its own stack."""
+    from sitemap_reader._cli._tree import print_tree
+
+    depth = sys.getrecursionlimit() + 100
+    urls = [f"https://x.example.invalid/{i}.xml" for i in range(depth)]
+    reports = [
+        SitemapVisited(url, Status.OK, source=urls[i - 1] if i else "", depth=i, order=i)
+        for i, url in enumerate(urls)
+    ]
+    out = io.StringIO()
+    print_tree(reports, out)
+
+    lines = out.getvalue().splitlines()
+    assert len(lines) == depth
+    assert lines[-1].endswith(f"└── {urls[-1]}  0 URLs  [ok]")
+    assert lines[-1].index("└──") == 4 * (depth - 2)
 
 
 # -- said once a run -------------------------------------------------------------------------
