@@ -267,9 +267,10 @@ class ReaderConfig:
     # holds the GIL: threads would only add cost). 0: none, every document parsed on the
     # walk's event loop.
     parse_threads: int | None = None
-    # Which child sitemaps (named by an index or a robots.txt) are fetched: called with each
-    # ChildSitemap before it is queued; False leaves it unread, reported skipped (and, with
-    # a state store, not taken as removed). The sources themselves are never judged.
+    # Which child sitemaps an index names are fetched: called with each ChildSitemap before
+    # it is queued; False leaves it unread, reported skipped (and, with a state store, not
+    # taken as removed). The sources (given, or named by a robots.txt) are never judged; an
+    # index whose every child it refuses gets a nothing-followed problem.
     # FollowRules is --follow/--skip; a predicate with a refusal(child) -> str | None
     # method, as FollowRules has, says in its own words why a child was refused.
     follow: FollowPredicate | None = None

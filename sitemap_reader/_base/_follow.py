@@ -1,6 +1,11 @@
 """Which child sitemaps a run fetches: the record a caller's predicate sees
 (``ReaderConfig.follow``), and the rules of ``--follow`` and ``--skip`` as one predicate.
 
+The predicate judges the children an index names, at any depth. The sources of a run (the
+sitemaps given directly, those a robots.txt names, the well-known paths tried) are never
+judged: as with Scrapy's ``sitemap_follow``, a pattern meant for an index's children must not
+refuse the index that names them.
+
 A leaf module: it imports nothing from the package. The predicate travels with the config,
 to Dask workers too: :class:`FollowRules` is plain data and pickles with plain pickle (a
 lambda needs cloudpickle, which a distributed cluster falls back to).
@@ -16,11 +21,11 @@ from datetime import datetime
 
 @dataclass(frozen=True, slots=True)
 class ChildSitemap:
-    """A sitemap an index or a robots.txt named, judged before it is fetched.
+    """A sitemap an index named, judged before it is fetched.
 
-    ``url`` is the URL as named; ``parent`` the index or robots.txt that names it (its final
-    URL); ``depth`` 0 for a sitemap a robots.txt names, an index's depth plus one for its
-    children; ``lastmod`` what the index says (None from a robots.txt).
+    ``url`` is the URL as named; ``parent`` the index that names it (its final URL);
+    ``depth`` the index's depth plus one (1 for a child of a source); ``lastmod`` what the
+    index says of it (None when it says nothing).
     """
 
     url: str
@@ -37,8 +42,9 @@ FollowPredicate = Callable[[ChildSitemap], bool]
 class FollowRules:
     """The rules of ``--follow`` and ``--skip`` as a predicate for ``ReaderConfig.follow``.
 
-    A child is fetched when its URL matches some ``follow`` pattern (when any is given) and
-    no ``skip`` pattern, each tried with :func:`re.search`. A pattern that does not compile
+    A child an index names is fetched when its URL matches some ``follow`` pattern (when any
+    is given) and no ``skip`` pattern, each tried with :func:`re.search`; the sources of a
+    run are never judged. A pattern that does not compile
     is a ValueError naming it. :meth:`refusal` says which rule refused a child.
     """
 

@@ -238,6 +238,9 @@ class ProblemKind(str, enum.Enum):
     TOO_DEEP = "too-deep"
     CYCLE = "cycle"
     DUPLICATE = "duplicate"
+    # The caller's follow rules (ReaderConfig.follow, --follow, --skip) refused every child
+    # an index names: nothing below it is read.
+    NOTHING_FOLLOWED = "nothing-followed"
     UNREADABLE = "unreadable"
     WORKER_LOST = "worker-lost"  # the process parsing a document died (ReaderConfig.workers)
     # The change feed's shrink guard.

@@ -80,7 +80,11 @@ KIND_CODES: dict[ProblemKind, str] = {
     # The change feed's (--changes), which check does not run: said as they are if met.
     ProblemKind.SHRINK_HELD: "other",
     ProblemKind.SHRINK_CONFIRMED: "other",
+    # The caller's follow rules, not the site: check judges the site, so it never says it.
+    ProblemKind.NOTHING_FOLLOWED: "other",
 }
+# Problems of the caller's own choices, which no finding reports.
+_CALLERS = frozenset({ProblemKind.NOTHING_FOLLOWED})
 # Kinds a robots.txt's report carries with another meaning there.
 _ROBOTS_CODES = {
     ProblemKind.INVALID_LOC: "robots-invalid-sitemap",
@@ -288,7 +292,7 @@ class Checker:
                     f"{fetch_fault.message}",
                 )
         for problem in report.problems:
-            if problem is fetch_fault or problem.kind in _STREAM_ONLY:
+            if problem is fetch_fault or problem.kind in _STREAM_ONLY or problem.kind in _CALLERS:
                 continue
             name = KIND_CODES.get(problem.kind, "other")
             yield _from_problem(problem, url, name)

@@ -284,16 +284,18 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         action="append",
         type=pattern,
         metavar="REGEX",
-        help="fetch a child sitemap (named by an index or robots.txt) only if its URL matches "
-        "REGEX (Python re.search; repeatable: any may match); the sources are always read",
+        help="fetch a sitemap an index names only if its URL matches REGEX (Python re.search; "
+        "repeatable: any may match); the sources, and the sitemaps a robots.txt names, are "
+        "always read",
     )
     command.add_argument(
         "--skip",
         action="append",
         type=pattern,
         metavar="REGEX",
-        help="do not fetch a child sitemap whose URL matches REGEX (repeatable); it is "
-        "reported skipped, and with --state its URLs are kept, not taken as removed",
+        help="do not fetch a sitemap an index names whose URL matches REGEX (repeatable; never "
+        "a source); it is reported skipped, and with --state its URLs are kept, not taken as "
+        "removed",
     )
     command.add_argument(
         "--allow-private",

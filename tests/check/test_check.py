@@ -631,13 +631,14 @@ def test_sync_wrapper_returns_findings(tmp_path: Path) -> None:
 
 def test_every_problem_kind_has_a_code() -> None:
     """Each kind the reader reports maps to a registered code; to 'other' only the reader's
-    own faults (a bug, a parse worker that died) and the change feed's, which a check never
-    meets (it runs no change feed)."""
+    own faults (a bug, a parse worker that died), the change feed's, which a check never
+    meets (it runs no change feed), and the caller's follow rules', which it never reports."""
     unmapped = {
         sr.ProblemKind.ERROR,
         sr.ProblemKind.WORKER_LOST,
         sr.ProblemKind.SHRINK_HELD,
         sr.ProblemKind.SHRINK_CONFIRMED,
+        sr.ProblemKind.NOTHING_FOLLOWED,  # the caller's follow rules: check never says it
     }
     for kind in sr.ProblemKind:
         name = KIND_CODES.get(kind)

@@ -1,6 +1,7 @@
-"""``--follow`` and ``--skip`` on the command line: ``tree`` draws the children left unread
-with the rule that skipped them and the summary counts them, a bad pattern is a usage
-error, ``check`` does not fetch (nor judge) what it skips, and with ``--state --changes``
+"""``--follow`` and ``--skip`` on the command line: they choose among the children an index
+names (never the sources, nor what a robots.txt names); ``tree`` draws the children left unread
+with the rule that skipped them and the summary counts them; an index whose every child is
+refused says so in one line; a bad pattern is a usage error, ``check`` does not fetch (nor judge) what it skips, and with ``--state --changes``
 a skipped child's URLs are kept in the state file, never handed out as removed."""
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ import pytest
 
 from sitemap_reader._cli import main
 from tests.support.cli import main_captured as cli
-from tests.support.http_site import ThreadedServer, serve_index
+from tests.support.http_site import (
+    Served,
+    ThreadedServer,
+    serve_index,
+    sitemapindex,
+    text,
+    urlset,
+    xml,
+)
 
 
 def test_tree_shows_children_skipped_and_the_summary_counts_them(
@@ -43,6 +52,56 @@ def test_follow_names_its_patterns_and_a_source_is_always_read(
     assert f"{s.a('/post.xml')}  urlset  1 URL  [ok]" in out
     assert f"{s.a('/index.xml')}  sitemapindex  2 sitemaps  [ok]" in out
     assert "1 sitemap skipped by --follow and --skip" in err
+
+
+def products_site(s: Served) -> None:
+    """robots.txt names /sitemap_index.xml, which names the product and blog sitemaps."""
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/sitemap_index.xml')}\n"))
+    names = ("products-1", "products-2", "blog")
+    s.add("/sitemap_index.xml", xml(sitemapindex(*[s.a(f"/sitemaps/{n}.xml") for n in names])))
+    for name in names:
+        s.add(f"/sitemaps/{name}.xml", xml(urlset(s.a(f"/p/{name}"))))
+
+
+def test_follow_chooses_among_what_the_index_robots_txt_names_lists(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 29: this printed 0 URLs (exit 0), the index that robots.txt names refused."""
+    with ThreadedServer() as s:
+        products_site(s)
+        code, out, err = cli(
+            capsys, "dump", "--format", "txt", "--follow", "/sitemaps/products-", s.a("/")
+        )
+        blog = s.count("/sitemaps/blog.xml")
+    assert (code, blog) == (0, 0)
+    assert out.splitlines() == [s.a("/p/products-1"), s.a("/p/products-2")]
+    assert err.startswith("sitemap-reader: 2 URLs from 3 sitemaps, 1 sitemap skipped by --follow, ")
+
+
+def test_a_filter_that_refuses_every_child_of_an_index_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with ThreadedServer() as s:
+        products_site(s)
+        code, out, err = cli(capsys, "dump", "--follow", "/product/", s.a("/"))
+        _, tree, _ = cli(capsys, "tree", "--skip", "/sitemaps/", s.a("/"))
+        checked, found, _ = cli(
+            capsys, "check", "--format", "json", "--skip", "/sitemaps/", s.a("/")
+        )
+    said = [line for line in err.splitlines() if "nothing-followed" in line]
+    assert said == [
+        (
+            f"sitemap-reader: {s.a('/sitemap_index.xml')}: 3 sitemaps it names refused by the "
+            "follow rules, none followed (matches no --follow ('/product/')) [nothing-followed]"
+        )
+    ]
+    assert (code, out) == (0, "")  # the index was read: what it names was the choice
+    assert (
+        "      ! nothing-followed: 3 sitemaps it names refused by the follow rules, none "
+        "followed (matches --skip '/sitemaps/')" in tree.splitlines()
+    )
+    # check judges the site, not the caller's rules: no finding says it.
+    assert checked == 0 and "nothing-followed" not in found and "follow rules" not in found
 
 
 @pytest.mark.parametrize("option", ["--follow", "--skip"])

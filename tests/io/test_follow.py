@@ -1,7 +1,7 @@
 """Choosing children before fetching them (``ReaderConfig.follow``), over a real server: a
 refused child is never requested and is reported skipped with the rule that refused it;
-the predicate sees each child's URL, parent, depth and index lastmod; sources are never
-judged."""
+the predicate sees each child's URL, parent, depth and index lastmod; sources (given, or named
+by a robots.txt) are never judged; an index whose every child is refused says so."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from tests.support.http_site import (
     serve_index,
     sitemapindex,
     text,
+    urlset,
     walk,
     xml,
 )
@@ -61,31 +62,97 @@ async def test_a_skipped_child_is_not_requested_and_is_reported_skipped(
     assert run.report(s.a("/post.xml")).not_followed is None
 
 
-async def test_follow_patterns_choose_robots_and_index_children_alike(
+async def test_follow_patterns_choose_among_index_children_at_every_depth(
     aiohttp_server: AiohttpServer,
 ) -> None:
-    """Some --follow must match (any of them), at every depth; the source is read anyway."""
+    """Some --follow must match (any of them), at every depth below the sources."""
     s = await serve(aiohttp_server)
     serve_index(s, {"post": 1, "page": 1, "tag": 1})
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/top.xml')}\n"))
+    s.add("/top.xml", xml(sitemapindex(s.a("/index.xml"), s.a("/other.xml"))))
     rules = FollowRules(follow=("index", "/post"))
 
     run = await walk(s.a("/"), config=following(rules))
 
-    assert s.site.paths() == ["/robots.txt", "/index.xml", "/post.xml"]
+    assert s.site.paths() == ["/robots.txt", "/top.xml", "/index.xml", "/post.xml"]
+    assert run.report(s.a("/other.xml")).not_followed == "matches no --follow ('index', '/post')"
     why = run.report(s.a("/tag.xml")).not_followed
     assert why == "matches no --follow ('index', '/post')"
-
-    # robots.txt's own children are judged too (at depth 0); a source never is.
-    run = await walk(s.a("/"), config=following(FollowRules(follow=("nothing",))))
-    index = run.report(s.a("/index.xml"))
-    assert (index.status, index.depth, index.source) == (
-        Status.SKIPPED,
-        0,
-        s.a("/robots.txt"),
-    )
-    run = await walk(s.a("/index.xml"), config=following(FollowRules(follow=("post",))))
-    assert run.report(s.a("/index.xml")).status is Status.OK
     assert run.locs == [s.a("/p/post0")]
+
+
+async def test_the_sitemaps_robots_txt_names_are_sources_never_judged(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """Issue 29: robots.txt names an index whose URL no --follow pattern matches; the pattern
+    is meant for the index's children, as Scrapy's sitemap_follow is. The index is read and
+    the pattern chooses among what it names; --skip spares it too."""
+    s = await serve(aiohttp_server)
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/sitemap_index.xml')}\n"))
+    s.add(
+        "/sitemap_index.xml",
+        xml(
+            sitemapindex(
+                s.a("/sitemaps/products-1.xml"),
+                s.a("/sitemaps/products-2.xml"),
+                s.a("/sitemaps/blog.xml"),
+            )
+        ),
+    )
+    for name in ("products-1", "products-2", "blog"):
+        s.add(f"/sitemaps/{name}.xml", xml(urlset(s.a(f"/p/{name}"))))
+
+    run = await walk(s.a("/"), config=following(FollowRules(follow=("/sitemaps/products-",))))
+
+    assert sorted(run.locs) == [s.a("/p/products-1"), s.a("/p/products-2")]
+    index = run.report(s.a("/sitemap_index.xml"))
+    assert (index.status, index.not_followed) == (Status.OK, None)
+    assert run.report(s.a("/sitemaps/blog.xml")).status is Status.SKIPPED
+    assert s.count("/sitemaps/blog.xml") == 0
+    assert run.problems == []  # some children followed: no news
+
+    run = await walk(s.a("/"), config=following(FollowRules(skip=("sitemap",))))
+    assert run.report(s.a("/sitemap_index.xml")).status is Status.OK
+    # ... and a source given directly is never judged either.
+    run = await walk(s.a("/sitemap_index.xml"), config=following(FollowRules(skip=("index",))))
+    assert run.report(s.a("/sitemap_index.xml")).status is Status.OK
+    assert run.report(s.a("/sitemaps/blog.xml")).status is Status.OK
+
+
+async def test_an_index_whose_every_child_is_refused_says_so_once(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """A pattern that matches none of an index's children prunes everything below it: one
+    problem on the index names the count refused and the rules, in the stream and its report."""
+    s = await serve(aiohttp_server)
+    serve_index(s, {"post": 1, "page": 1, "tag": 1})
+    rules = FollowRules(follow=("/product",), skip=("/tag",))
+
+    run = await walk(s.a("/"), config=following(rules))
+
+    assert run.locs == []
+    (problem,) = run.problems
+    assert (problem.kind, problem.url, problem.count) == (
+        "nothing-followed",
+        s.a("/index.xml"),
+        3,
+    )
+    assert problem.message == (
+        "3 sitemaps it names refused by the follow rules, none followed "
+        "(matches no --follow ('/product'); matches --skip '/tag')"
+    )
+    assert run.report(s.a("/index.xml")).problems == (problem,)
+    # A predicate of the caller's own is named as the config's.
+    run = await walk(s.a("/index.xml"), config=following(lambda child: False))
+    assert [p.message for p in run.problems] == [
+        (
+            "3 sitemaps it names refused by the follow rules, none followed "
+            "(refused by ReaderConfig.follow)"
+        )
+    ]
+    # One child followed: no problem.
+    run = await walk(s.a("/index.xml"), config=following(FollowRules(follow=("/post",))))
+    assert run.problems == []
 
 
 async def test_skip_wins_over_follow(aiohttp_server: AiohttpServer) -> None:
@@ -120,8 +187,7 @@ async def test_a_predicate_sees_each_child_before_it_is_fetched(
 
     run = await walk(s.a("/robots.txt"), config=following(recent))
 
-    assert seen == [
-        ChildSitemap(s.a("/top.xml"), s.a("/robots.txt"), 0, None),
+    assert seen == [  # not /top.xml: what a robots.txt names is a source, never judged
         ChildSitemap(
             s.a("/index.xml"), s.a("/top.xml"), 1, datetime(2024, 5, 1, tzinfo=timezone.utc)
         ),
@@ -187,21 +253,35 @@ async def test_the_children_of_an_unchanged_index_are_judged_too(
     tag = second.report(s.a("/tag.xml"))
     assert (tag.status, tag.not_followed) == (Status.SKIPPED, "matches --skip 'tag'")
     assert second.report(s.a("/post.xml")).status is Status.UNCHANGED
+    # Every recorded child refused: the unchanged index says so, as a read one would.
+    third = await run(following(FollowRules(skip=("tag", "post"))))
+    assert [(p.kind, p.url, p.count) for p in third.problems] == [
+        ("nothing-followed", s.a("/index.xml"), 2)
+    ]
+    assert third.report(s.a("/index.xml")).problems == tuple(third.problems)
 
 
-async def test_a_local_robots_txt_has_its_sitemaps_judged(
+async def test_a_local_robots_txt_names_sources_and_a_local_index_says_nothing_followed(
     aiohttp_server: AiohttpServer, tmp_path: Path
 ) -> None:
+    """A local robots.txt's sitemaps are sources too; a local index's children are judged,
+    and its nothing-followed problem is in the stream, as a fetched index's is."""
     s = await serve(aiohttp_server)
     serve_index(s, {"post": 1, "tag": 1})
     robots = tmp_path / "robots.txt"
     robots.write_text(f"Sitemap: {s.a('/post.xml')}\nSitemap: {s.a('/tag.xml')}\n")
 
-    run = await walk(str(robots), config=following(FollowRules(follow=("post",))))
+    run = await walk(str(robots), config=following(FollowRules(follow=("nothing",))))
 
-    assert (s.count("/post.xml"), s.count("/tag.xml")) == (1, 0)
+    assert (s.count("/post.xml"), s.count("/tag.xml")) == (1, 1)
     tag = run.report(s.a("/tag.xml"))
-    assert (tag.status, tag.depth, tag.source) == (Status.SKIPPED, 0, str(robots))
+    assert (tag.status, tag.depth, tag.source) == (Status.OK, 0, str(robots))
+
+    index = tmp_path / "index.xml"
+    index.write_text(sitemapindex(s.a("/post.xml"), s.a("/tag.xml")))
+    run = await walk(str(index), config=following(FollowRules(follow=("nothing",))))
+    assert [(p.kind, p.url, p.count) for p in run.problems] == [("nothing-followed", str(index), 2)]
+    assert run.report(str(index)).problems == tuple(run.problems)
 
 
 def test_follow_rules_are_plain_data_that_pickle() -> None:

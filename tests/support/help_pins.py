@@ -69,11 +69,12 @@ options:
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
-  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
-                        matches REGEX (Python re.search; repeatable: any may match); the sources
-                        are always read
-  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
-                        reported skipped, and with --state its URLs are kept, not taken as removed
+  --follow REGEX        fetch a sitemap an index names only if its URL matches REGEX (Python
+                        re.search; repeatable: any may match); the sources, and the sitemaps a
+                        robots.txt names, are always read
+  --skip REGEX          do not fetch a sitemap an index names whose URL matches REGEX (repeatable;
+                        never a source); it is reported skipped, and with --state its URLs are
+                        kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -182,11 +183,12 @@ options:
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
-  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
-                        matches REGEX (Python re.search; repeatable: any may match); the sources
-                        are always read
-  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
-                        reported skipped, and with --state its URLs are kept, not taken as removed
+  --follow REGEX        fetch a sitemap an index names only if its URL matches REGEX (Python
+                        re.search; repeatable: any may match); the sources, and the sitemaps a
+                        robots.txt names, are always read
+  --skip REGEX          do not fetch a sitemap an index names whose URL matches REGEX (repeatable;
+                        never a source); it is reported skipped, and with --state its URLs are
+                        kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header
@@ -307,11 +309,12 @@ options:
   --max-delay DURATION  the cap of a Crawl-delay, and of a 429 or 503's Retry-After that slows its
                         host for the rest of the run (30s)
   --timeout DURATION    per request, body included: 30s, 2m or plain seconds (300)
-  --follow REGEX        fetch a child sitemap (named by an index or robots.txt) only if its URL
-                        matches REGEX (Python re.search; repeatable: any may match); the sources
-                        are always read
-  --skip REGEX          do not fetch a child sitemap whose URL matches REGEX (repeatable); it is
-                        reported skipped, and with --state its URLs are kept, not taken as removed
+  --follow REGEX        fetch a sitemap an index names only if its URL matches REGEX (Python
+                        re.search; repeatable: any may match); the sources, and the sitemaps a
+                        robots.txt names, are always read
+  --skip REGEX          do not fetch a sitemap an index names whose URL matches REGEX (repeatable;
+                        never a source); it is reported skipped, and with --state its URLs are
+                        kept, not taken as removed
   --allow-private       let documents send the reader to loopback, private and link-local
                         addresses (the SSRF guard; the sources' own hosts are always allowed)
   --user-agent UA       the User-Agent header

@@ -3,14 +3,15 @@
 A child is judged by its depth, by its index's scope (which sitemaps an index may name,
 docs/configuration.md, "Which URLs are kept") and by its lineage: an index naming one of its own
 ancestors is a cycle. A redirect is judged the same way once it is known where it leads.
-Then the caller has its say (``ReaderConfig.follow``), for a child of an index or a robots.txt.
+Then the caller has its say (``ReaderConfig.follow``), for a child of an index: the sitemaps a
+robots.txt names are sources of the run, never judged by it.
 Duplicates and budgets are the frontier's to judge: they depend on the whole run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..._base._follow import ChildSitemap, FollowPredicate, refusal_of
 from ..._base._models import Problem, ProblemKind, SitemapRef, Status
@@ -63,6 +64,44 @@ def judge_follow(follow: FollowPredicate | None, ref: SitemapRef, depth: int) ->
     return refusal_of(
         follow, ChildSitemap(url=ref.loc, parent=ref.source, depth=depth, lastmod=ref.lastmod)
     )
+
+
+# The distinct reasons a problem quotes; a predicate with a refusal() method may give one per
+# child, and an index may name 50,000 of them.
+_REASONS = 3
+
+
+@dataclass(slots=True)
+class Refusals:
+    """What the caller's follow rules made of the children one index names: how many passed
+    and how many were refused, and why (the first few reasons), for the one problem that says
+    when they refused every one (a pattern that matches nothing prunes the whole branch)."""
+
+    followed: int = 0
+    count: int = 0
+    reasons: list[str] = field(default_factory=list)
+    more: bool = False  # reasons beyond those kept
+
+    def refused(self, why: str) -> None:
+        self.count += 1
+        if why not in self.reasons:
+            if len(self.reasons) < _REASONS:
+                self.reasons.append(why)
+            else:
+                self.more = True
+
+    def problem(self, url: str) -> Problem | None:
+        """The problem of the index at ``url`` when every child judged was refused."""
+        if self.followed or not self.count:
+            return None
+        why = "; ".join(self.reasons) + ("; ..." if self.more else "")
+        return Problem(
+            kind=ProblemKind.NOTHING_FOLLOWED,
+            url=url,
+            message=f"{plural(self.count, 'sitemap')} it names refused by the follow rules, "
+            f"none followed ({why})",
+            count=self.count,
+        )
 
 
 def judge_hop(job: Job, target: str, key: str, seen: Container[str]) -> Refusal | None:

@@ -29,7 +29,14 @@ from ..._base._models import (
 from ..._base._words import plural
 from ..._core._parser import SitemapParser
 from ..._core._walk._jobs import Job, JobKind, normalise
-from ..._core._walk._judge import Refusal, judge_child, judge_follow, judge_hop, judge_landing
+from ..._core._walk._judge import (
+    Refusal,
+    Refusals,
+    judge_child,
+    judge_follow,
+    judge_hop,
+    judge_landing,
+)
 from ..._core._walk._scope import Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
 from ..._core._xml._tokenizer import ENTRIES
@@ -95,6 +102,7 @@ class SitemapBody:
         self.entries = 0
         self.children = 0
         self.dropped: dict[str, int] = {}
+        self.not_followed = Refusals()  # what the caller's follow rules made of its children
         self.problems: list[Problem] = []
         self.late_problems: list[Problem] = []
         self.refused: Status | None = None
@@ -374,9 +382,11 @@ class SitemapBody:
             return (problem,)
         why = judge_follow(self._config.follow, ref, depth)
         if why is not None:
+            self.not_followed.refused(why)
             return (
                 child_report(ref, depth, Status.SKIPPED, frontier.pass_over(), not_followed=why),
             )
+        self.not_followed.followed += 1
         pushed = frontier.push(
             Job(
                 url=ref.loc,
@@ -414,6 +424,14 @@ class SitemapBody:
             self.problems.append(problem)
             kept.append(problem)
         return kept
+
+    def nothing_followed(self) -> Problem | None:
+        """The problem saying the caller's follow rules refused every child this index
+        names (kept with its problems), or None."""
+        problem = self.not_followed.problem(self.scope.sitemap_url or self.job.url)
+        if problem is not None:
+            self.problems.append(problem)
+        return problem
 
     def _refuse(self, refusal: Refusal) -> None:
         self.refused = refusal.status
@@ -479,6 +497,9 @@ class SitemapBody:
                     count=count,
                 )
             )
+        said = self.nothing_followed()
+        if said is not None:
+            self.late_problems.append(said)
         return visited(
             job,
             status,

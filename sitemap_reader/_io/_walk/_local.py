@@ -127,6 +127,7 @@ class LocalFiles:
                 stream.close()
         result = FetchResult(url=name, final_url=base or name, bytes=size, attempts=1, read=True)
         report = body.report(result)
+        await self._outbox.emit(body.late_problems, root=job.root)  # said at the end (no fetch)
         if tracker is not None and tracker.changes:  # local files join the change feed, no more
             assert hashed is not None
             settled = body.settle(result, report, hashed.hexdigest())

@@ -39,7 +39,6 @@ from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
 from ..._core._formats._robots import crawl_delay, sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
-from ..._core._walk._judge import judge_follow
 from ..._core._walk._scope import origin_of
 from .._http._network import LazyFetcher, could_not_connect
 from .._http._response import Body, FetchResult
@@ -293,17 +292,14 @@ class Walk:
     async def _follow(
         self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
     ) -> list[Problem]:
-        """Queue the sitemaps a robots.txt names (those the caller follows; the others are
-        reported skipped); the budget problems that refused some."""
+        """Queue the sitemaps a robots.txt names; the budget problems that refused some.
+
+        They are sources of the run, as a sitemap given directly is: never judged by the
+        caller's follow rules (``ReaderConfig.follow``, ``--follow``, ``--skip``), which
+        choose among the children an index names (Scrapy's ``sitemap_follow`` does the same).
+        """
         problems = []
-        follow = self._config.follow
         for ref in refs:
-            why = judge_follow(follow, ref, 0)
-            if why is not None:
-                order = self._frontier.pass_over()
-                report = child_report(ref, 0, Status.SKIPPED, order, not_followed=why)
-                await self._outbox.emit([report], root=job.root)
-                continue
             pushed = self._frontier.push(
                 Job(
                     url=ref.loc,
@@ -468,6 +464,9 @@ class Walk:
         self._count_unchanged(state, result)
         body = self._body(job)
         await body.replay(state)
+        said = body.nothing_followed()
+        if said is not None:
+            await self._outbox.emit([said], root=job.root)
         await self._outbox.report(
             # Not through ``result``: what a 304 says of itself is no reading to check.
             visited(
