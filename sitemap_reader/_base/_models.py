@@ -334,7 +334,8 @@ class SitemapVisited(Event):
 
     ``url`` is the URL as named (by the user, a robots.txt or an index: ``source``);
     ``final_url`` the URL after redirects. ``depth`` 0 is a sitemap the user or a robots.txt
-    named. ``dropped`` counts the entries left out by reason (scope), ``problems`` holds
+    named. ``dropped`` counts the entries left out by reason (scope), ``dropped_examples``
+    gives the first URL dropped for each reason, ``problems`` holds
     what went wrong or was tolerated, ``lastmod`` is what the parent index said, and
     ``lastmods`` (with a state store) whether this document's lastmods can be trusted. The
     fields after it describe the response (see their comment).
@@ -351,6 +352,9 @@ class SitemapVisited(Event):
     entries: int = 0  # page URLs emitted (after scope)
     children: int = 0  # sitemaps an index or robots.txt named
     dropped: tuple[tuple[str, int], ...] = ()
+    # The first URL dropped for each reason of ``dropped``, as (reason, URL): what a fix for
+    # it must keep in scope.
+    dropped_examples: tuple[tuple[str, str], ...] = ()
     problems: tuple[Problem, ...] = ()
     lastmod: datetime | None = None
     # With a state store: the verdict on this document's lastmods (None without one).

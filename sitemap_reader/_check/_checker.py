@@ -28,6 +28,7 @@ from .._base._models import (
     Trust,
 )
 from .._base._words import plural
+from .._core._walk._scope import NOT_HTTP, OTHER_HOST, OTHER_PORT, OTHER_SCHEME, OUTSIDE_FOLDER
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
 
@@ -101,6 +102,19 @@ _STREAM_ONLY = frozenset(
         ProblemKind.MAX_TOTAL_BYTES,
     }
 )
+# What the owner of a sitemap changes to keep its URLs, by the reason they were dropped
+# (the words of SitemapVisited.dropped).
+_SCOPE_FIXES = {
+    OUTSIDE_FOLDER: "move the sitemap up to the folder that holds its URLs (the site's root "
+    "holds them all), or name it in the site's robots.txt",
+    OTHER_HOST: "list only URLs of the sitemap's own host, or name the sitemap in the "
+    "robots.txt of the host its URLs are on (cross-submission)",
+    OTHER_SCHEME: "write the URLs with the sitemap's own scheme (http or https), or name the "
+    "sitemap in the robots.txt of the origin its URLs are on",
+    OTHER_PORT: "write the URLs with the sitemap's own port, or name the sitemap in the "
+    "robots.txt of the origin its URLs are on",
+    NOT_HTTP: "list only http(s) URLs",
+}
 _FETCH_FAULTS = frozenset({ProblemKind.HTTP_STATUS, ProblemKind.NETWORK, ProblemKind.REDIRECT})
 _XML_FORMATS = frozenset({Format.URLSET, Format.SITEMAPINDEX})
 _GZIP_TYPES = frozenset(
@@ -361,12 +375,17 @@ class Checker:
         dropped = dict(report.dropped)
         if dropped:
             total = sum(dropped.values())
-            why = ", ".join(f"{n:,} {reason}" for reason, n in sorted(dropped.items()))
+            examples = dict(report.dropped_examples)
+            why = "; ".join(
+                f"{n:,} {reason}" + (f", such as {examples[reason]}" if reason in examples else "")
+                for reason, n in sorted(dropped.items())
+            )
             yield finding(
                 "url-out-of-scope",
                 url,
                 f"{plural(total, 'URL')} outside the sitemap's location dropped ({why})",
                 count=total,
+                fix="; ".join(dict.fromkeys(_SCOPE_FIXES[r] for r in sorted(dropped))),
             )
         if (
             fmt in (Format.URLSET, Format.TEXT)
@@ -383,7 +402,10 @@ def _from_problem(problem: Problem, url: str, name: str) -> Finding:
     message = problem.message
     if name == "other":
         message = f"{message} [{problem.kind}]"
-    return finding(name, url, message, line=problem.line, count=problem.count or 1)
+    fix = None
+    if name == "not-well-formed" and problem.line is not None:
+        fix = f"escape & as &amp; and < as &lt; in values, and fix the XML at line {problem.line}"
+    return finding(name, url, message, line=problem.line, count=problem.count or 1, fix=fix)
 
 
 def _content_type_fault(media: str, fmt: Format, gzipped: bool) -> str | None:

@@ -125,7 +125,7 @@ _TABLE = (
      ('write xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root, and each '
       "extension's namespace exactly as its specification gives it")),
     ("P305", "not-well-formed", E, "the XML is not well-formed (often a bad escape)",
-     "escape & as &amp; and < as &lt; in values; fix the XML at the line given"),
+     "escape & as &amp; and < as &lt; in values, and fix the XML where it breaks"),
     ("P306", "loc-not-escaped", W, "URLs hold characters that must be percent-encoded",
      "percent-encode spaces, non-ASCII characters and <>\"{}|\\^` in URLs"),
     ("P307", "encoding", W, "the document is not in UTF-8",
@@ -139,7 +139,8 @@ _TABLE = (
     ("P311", "invalid-loc", E, "values that are no http(s) URL, or an empty <loc>",
      "write an absolute http(s) URL in every <loc>"),
     ("P312", "url-out-of-scope", E, "URLs outside the sitemap's location (dropped)",
-     "move the sitemap up to the site's root, or name it in its host's robots.txt"),
+     ("list only URLs under the sitemap's folder, on its scheme, host and port, or name the "
+      "sitemap in the robots.txt of the site its URLs are on")),
     ("P313", "child-out-of-scope", E, "an index names a sitemap on another host or folder",
      "host the child with the index, or name it in that host's robots.txt"),
     ("P314", "duplicate-url", W, "the same URL is listed twice in one sitemap",
@@ -634,12 +635,18 @@ BY_NAME: dict[str, Code] = {code.name: code for code in CODES.values()}
 
 
 def finding(
-    name: str, url: str, message: str, *, line: int | None = None, count: int = 1
+    name: str,
+    url: str,
+    message: str,
+    *,
+    line: int | None = None,
+    count: int = 1,
+    fix: str | None = None,
 ) -> Finding:
     """A Finding of the code named ``name``, with its registered severity; the message
-    ends with what to change."""
+    ends with what to change: ``fix``, fitted to this finding, else the code's own."""
     code = BY_NAME[name]
-    text = f"{message.rstrip('.')}. Fix: {code.fix}."
+    text = f"{message.rstrip('.')}. Fix: {fix or code.fix}."
     return Finding(
         code=code.code,
         name=code.name,

@@ -128,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     if report_path is not None:
         page = render_report(checker, findings, args.sources, started)
         _write_atomically(report_path, page)
+        if not args.quiet:
+            print(f"sitemap-reader: wrote the report page {report_path}", file=sys.stderr)
     return _exit_status(findings, args.fail_on)
 
 

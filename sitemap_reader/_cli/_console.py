@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import sitemap_reader as sr
 
@@ -31,6 +32,9 @@ _SITEMAP_FORMATS = (
 # a run, with the count of documents, not once per document.
 _ONCE_A_RUN = frozenset({sr.ProblemKind.NAMESPACE})
 REDRAW = 0.1  # seconds between redraws of the progress line (10 a second at most)
+# Why URLs were dropped (SitemapVisited.dropped) that --scope host would keep: on the
+# sitemap's host, in another folder, scheme or port.
+_SAME_HOST = ("outside-folder", "other-scheme", "other-port")
 
 
 def human_size(n: int) -> str:
@@ -57,6 +61,9 @@ class Tally:
     dropped: dict[str, int] = dataclasses.field(default_factory=dict)  # by reason
     unchanged: int = 0  # sitemaps (not robots.txt) unchanged since the last run
     not_followed: int = 0  # children left unread by --follow/--skip
+    # By reason: the first URL dropped, and the sitemap that listed it.
+    examples: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    robots: bool = False  # a robots.txt was read: it vouched for the sitemaps it named
     progress: Any = None
 
     def visited(self, report: sr.SitemapVisited) -> None:
@@ -65,7 +72,10 @@ class Tally:
             return
         for why, n in report.dropped:
             self.dropped[why] = self.dropped.get(why, 0) + n
+        for why, url in report.dropped_examples:
+            self.examples.setdefault(why, (url, report.final_url or report.url))
         if report.format is sr.Format.ROBOTS:
+            self.robots = self.robots or report.status is sr.Status.OK
             return
         if report.status in READ and report.format in _SITEMAP_FORMATS:
             self.read += 1
@@ -200,6 +210,10 @@ class Console:
         if p is not None and p.bytes:
             parts.append(f"{human_size(p.bytes)} read")
         sys.stderr.write(f"sitemap-reader: {', '.join(parts)} in {elapsed:.1f} s\n")
+        if dropped and p is not None and not p.entries:
+            hint = widen(tally)
+            if hint:
+                sys.stderr.write(f"sitemap-reader: every URL read was out of scope: {hint}\n")
         for source, why in ({} if p is None else p.distrusted).items():
             sys.stderr.write(
                 f"sitemap-reader: the lastmods of {source} were distrusted ({why}): "
@@ -210,6 +224,37 @@ class Console:
             sys.stderr.write(
                 f"sitemap-reader: stopped early: the {p.budget} budget was reached{left}\n"
             )
+
+
+def widen(tally: Tally) -> str:
+    """What would keep the URLs a run dropped as out of scope, fitted to the reasons it
+    counted ('' when nothing would: URLs that are no http(s) URL)."""
+    ways = []
+    same = [why for why in _SAME_HOST if why in tally.dropped]
+    if same:
+        url, sitemap = tally.examples.get(same[0], ("", ""))
+        such = f" (such as {url})" if url else ""
+        way = f"--scope host keeps every URL on the sitemap's host{such}"
+        if not tally.robots and sitemap:
+            way += (
+                f", or give the site's root ({_origin(sitemap)}/) as the source: its "
+                "robots.txt vouches for the whole site when it names the sitemap"
+            )
+        ways.append(way)
+    if "other-host" in tally.dropped:
+        url, _ = tally.examples.get("other-host", ("", ""))
+        where = f" ({_origin(url)}/)" if url else ""
+        such = f" (such as {url})" if url else ""
+        ways.append(
+            f"--scope off keeps the URLs on other hosts{such}, and so does reading the "
+            f"sitemap through their host's robots.txt{where} when it names the sitemap"
+        )
+    return "; ".join(ways)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _columns() -> int:

@@ -545,17 +545,64 @@ async def test_code_is_produced(aiohttp_server: AiohttpServer, tmp_path: Path, c
     entry = sr.CODES[code]
     for item in mine:
         assert (item.name, item.severity) == (entry.name, entry.severity)
-        assert item.message.endswith(f"Fix: {entry.fix}.")
+        if code in FITTED:
+            assert ". Fix: " in item.message and item.message.endswith(".")
+        else:
+            assert item.message.endswith(f"Fix: {entry.fix}.")
         assert item.count >= 1
 
 
+# Codes whose fix is fitted to the finding (its line, the reason its URLs were dropped).
+FITTED = {"P305", "P312"}
+
+
 async def test_line_and_document_are_reported(aiohttp_server: AiohttpServer) -> None:
-    """A fault with a known place names the document and the line (the bad & is on line 4)."""
+    """A fault with a known place names the document and the line (the bad & is on line 4),
+    and its fix gives that line; the registry's fix, with no line to give, names none."""
     s = await serve(aiohttp_server)
     (found,) = [f for f in await check(CASES["P305"](s)) if f.code == "P305"]
     assert found.url == s.a("/sitemap.xml")
     assert found.line == 4
     assert found.severity is sr.Severity.ERROR
+    assert found.message.endswith(
+        ". Fix: escape & as &amp; and < as &lt; in values, and fix the XML at line 4."
+    )
+    assert "line given" not in sr.CODES["P305"].fix and "line" not in sr.CODES["P305"].fix
+
+
+@pytest.mark.parametrize(
+    ("other_host", "why", "fix"),
+    [
+        (
+            False,
+            "outside-folder",
+            (
+                "move the sitemap up to the folder that holds its URLs (the site's root holds them "
+                "all), or name it in the site's robots.txt"
+            ),
+        ),
+        (
+            True,
+            "other-host",
+            (
+                "list only URLs of the sitemap's own host, or name the sitemap in the robots.txt of "
+                "the host its URLs are on (cross-submission)"
+            ),
+        ),
+    ],
+)
+async def test_out_of_scope_names_a_dropped_url_and_a_fix_for_its_reason(
+    aiohttp_server: AiohttpServer, other_host: bool, why: str, fix: str
+) -> None:
+    """Issue 29: the finding named no URL, and told an other-host sitemap to move up to the
+    site's root (which keeps no URL of another host)."""
+    s = await serve(aiohttp_server)
+    dropped = s.b("/dir/page") if other_host else s.a("/elsewhere")
+    s.add("/dir/sitemap.xml", xml(urls(loc(s, "/dir/page"), f"<loc>{dropped}</loc>")))
+    found = [f for f in await check(Setup((s.a("/dir/sitemap.xml"),))) if f.code == "P312"]
+    assert [f.message for f in found] == [
+        (f"1 URL outside the sitemap's location dropped (1 {why}, such as {dropped}). Fix: {fix}.")
+    ]
 
 
 async def test_robots_fault_names_the_robots_txt(aiohttp_server: AiohttpServer) -> None:

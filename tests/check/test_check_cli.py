@@ -108,6 +108,7 @@ def test_report_over_http(tmp_path: Path) -> None:
         s.add("/sitemap.xml", xml(urls(f"<loc>{s.a('/page')}</loc>")))
         done = run(s.a("/"), "--report", str(report), "--allow-private", "--format", "json")
     assert done.returncode == 0, done.stderr
+    assert done.stderr == f"sitemap-reader: wrote the report page {report}\n"
     codes = {json.loads(line).get("code") for line in done.stdout.splitlines()}
     assert {"R104", "H203"} <= codes
     page = report.read_text(encoding="utf-8")

@@ -274,6 +274,46 @@ async def test_tree_gives_why_urls_were_dropped(
         f"{s.a('/maps/s.xml')}  urlset  1 URL  3 dropped (2 outside-folder, 1 other-host)  [ok]"
     )
     assert "3 URLs dropped as out of scope (2 outside-folder, 1 other-host)" in err
+    assert "every URL read was out of scope" not in err  # one was kept: no hint
+
+
+async def test_a_run_that_drops_every_url_says_what_would_keep_them(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: a sitemap whose URLs all sit above its folder gave 0 URLs and no hint. The
+    hint fits the reasons counted: --scope host (or the site's robots.txt) for a folder,
+    --scope off (or the other host's robots.txt) for another host."""
+    s = await serve(aiohttp_server)
+    s.add("/sitemaps/pages.xml", xml(urlset(s.a("/a"), s.a("/b"))))
+    s.add("/sitemaps/elsewhere.xml", xml(urlset(s.b("/a"))))
+
+    assert await cli("dump", "--allow-private", s.a("/sitemaps/pages.xml")) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        "sitemap-reader: every URL read was out of scope: --scope host keeps every URL on the "
+        f"sitemap's host (such as {s.a('/a')}), or give the site's root ({s.a('/')}) as the "
+        "source: its robots.txt vouches for the whole site when it names the sitemap"
+    )
+
+    assert await cli("tree", "--allow-private", s.a("/sitemaps/elsewhere.xml")) == 0
+    _, err = capsys.readouterr()
+    assert err.splitlines()[-1] == (
+        "sitemap-reader: every URL read was out of scope: --scope off keeps the URLs on other "
+        f"hosts (such as {s.b('/a')}), and so does reading the sitemap through their host's "
+        f"robots.txt ({s.b('/')}) when it names the sitemap"
+    )
+
+    # Read through a robots.txt, which vouched for its origin already: --scope alone is said.
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/sitemaps/https.xml')}\n"))
+    https = s.a("/x").replace("http:", "https:")
+    s.add("/sitemaps/https.xml", xml(urlset(https)))
+    assert await cli("dump", "--allow-private", s.a("/")) == 0
+    _, err = capsys.readouterr()
+    assert err.splitlines()[-1] == (
+        "sitemap-reader: every URL read was out of scope: --scope host keeps every URL on the "
+        f"sitemap's host (such as {https})"
+    )
 
 
 async def test_tree_shows_problems_no_document_holds(

@@ -44,7 +44,7 @@ def test_explain_gives_name_meaning_fix_and_example(capsys: pytest.CaptureFixtur
         "  error; the entries after it are lost.\n"
         "\n"
         "How to fix it:\n"
-        "  Escape & as &amp; and < as &lt; in values; fix the XML at the line given.\n"
+        "  Escape & as &amp; and < as &lt; in values, and fix the XML where it breaks.\n"
         "\n"
         "Example:\n"
         "  <loc>https://example.com/?a=1&b=2</loc>\n"

@@ -102,6 +102,7 @@ class SitemapBody:
         self.entries = 0
         self.children = 0
         self.dropped: dict[str, int] = {}
+        self.dropped_examples: dict[str, str] = {}  # the first URL dropped for each reason
         self.not_followed = Refusals()  # what the caller's follow rules made of its children
         self.problems: list[Problem] = []
         self.late_problems: list[Problem] = []
@@ -302,8 +303,11 @@ class SitemapBody:
                 if why is None:
                     out.append(event)
                     entries += 1
+                elif why in dropped:
+                    dropped[why] += 1
                 else:
-                    dropped[why] = dropped.get(why, 0) + 1
+                    dropped[why] = 1
+                    self.dropped_examples[why] = event.loc
             elif type(event) is SitemapRef:
                 self.children += 1
                 if stats is not None:
@@ -508,6 +512,7 @@ class SitemapBody:
             entries=self.entries,
             children=self.children,
             dropped=tuple(sorted(self.dropped.items())),
+            dropped_examples=tuple(sorted(self.dropped_examples.items())),
             problems=tuple(self.problems),
             gzipped=parser is not None and parser.gzipped,
             encoding=None if parser is None else parser.encoding,
