@@ -9,10 +9,13 @@ recognised as a sitemap, then cut), *failed* when nothing recognisable could be 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import logging
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -169,6 +172,25 @@ class Console:
         self._clear()
         sys.stderr.write(f"sitemap-reader: {problem.url}: {problem.message} [{problem.kind}]\n")
 
+    @contextlib.contextmanager
+    def library_warnings(self) -> Iterator[None]:
+        """While a run lasts, the library's warnings on stderr (its package logger has only a
+        NullHandler): those that are no problem of a document, such as a Crawl-delay that is
+        no number. The WARNING of a document that failed or was read in part (it carries
+        ``report``) is left out: its problem has a line of its own already."""
+        logger = logging.getLogger("sitemap_reader")
+        handler = _Warnings(self)
+        logger.addHandler(handler)
+        try:
+            yield
+        finally:
+            logger.removeHandler(handler)
+
+    def say(self, line: str) -> None:
+        """One line on stderr, the progress line cleared first."""
+        self._clear()
+        sys.stderr.write(f"{line}\n")
+
     def _say_once_a_run(self) -> None:
         for (kind, message), said in self._once.items():
             others = said.documents - 1
@@ -224,6 +246,23 @@ class Console:
             sys.stderr.write(
                 f"sitemap-reader: stopped early: the {p.budget} budget was reached{left}\n"
             )
+
+
+class _Warnings(logging.Handler):
+    """The library's warnings as Python's last-resort handler printed them before the
+    package had a NullHandler: the message alone (see Console.library_warnings)."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(logging.WARNING)
+        self._console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if hasattr(record, "report"):
+            return  # a document that failed or was cut: the console said its problem
+        try:
+            self._console.say(record.getMessage())
+        except OSError:  # a broken stderr must not end the run from a log call
+            self.handleError(record)
 
 
 def widen(tally: Tally) -> str:

@@ -33,7 +33,7 @@ def run_walk(
 
     async def walk() -> Tally:
         tally = Tally()
-        with cancelled_by_sigterm():
+        with cancelled_by_sigterm(), console.library_warnings():
             async with contextlib.AsyncExitStack() as stack:
                 reader = await _entered(stack, config, state, args.quiet)
                 console.start(reader)

@@ -12,11 +12,17 @@ marked without a put, and once the consumer has left (an interrupt, a closed pip
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 
 from ..._base._models import Event, Format, SitemapVisited, Status
 from ..._base._run import Batch, Progress
+from ..._base._words import plural
 from ..._core._walk._jobs import Leaf
+
+# The package's own name, not this module's: the one a program configures (docs/library.md,
+# "Logging"). Every report passes here, whoever consumes the run.
+log = logging.getLogger("sitemap_reader")
 
 
 class Outbox:
@@ -48,6 +54,8 @@ class Outbox:
         progress.done += 1
         if report.status is Status.FAILED:
             progress.failed += 1
+        if report.status in (Status.FAILED, Status.PARTIAL) and log.isEnabledFor(logging.WARNING):
+            _warn(report)
         if report.format is not Format.ROBOTS:
             if report.status is Status.MISSING:
                 progress.sitemaps -= 1  # a well-known path probed: it was no sitemap
@@ -75,3 +83,21 @@ class Outbox:
         if self._closed and self._queue.empty():
             return None
         return await self._queue.get()
+
+
+def _warn(report: SitemapVisited) -> None:
+    """One WARNING for a document that failed or was read in part: its URL, how it ended and
+    the cause (the fatal problem, else the last one), the report itself as ``record.report``."""
+    what = "robots.txt" if report.format is Format.ROBOTS else "sitemap"
+    problems = report.problems
+    cause = next((p for p in reversed(problems) if p.fatal), problems[-1] if problems else None)
+    why = "no problem was recorded" if cause is None else f"{cause.message} [{cause.kind}]"
+    extra = {"report": report}
+    if report.status is Status.FAILED:
+        log.warning("%s %s failed: %s", what, report.url, why, extra=extra)
+    else:
+        if report.format is Format.SITEMAPINDEX:
+            kept = f"{plural(report.children, 'sitemap')} named"
+        else:
+            kept = f"{plural(report.entries, 'URL')} kept"
+        log.warning("%s %s read in part (%s): %s", what, report.url, kept, why, extra=extra)
