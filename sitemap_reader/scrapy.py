@@ -220,8 +220,9 @@ class SitemapReaderSpider(Spider):
             elif kind is Problem:
                 assert isinstance(event, Problem)
                 self._count(f"problems/{event.kind}")
-                level = 30 if event.fatal else 20  # WARNING: a document lost; INFO: tolerated
-                self.logger.log(level, "%s", event)
+                # INFO, fatal or not: a document a fatal problem ended is a WARNING of the
+                # reader's own logger ("sitemap_reader"), which Scrapy's log shows as well.
+                self.logger.info("%s", event)
         self._count("entries", len(entries))
         if entries:
             requests = self._requests(entries, source, changes)

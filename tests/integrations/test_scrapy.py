@@ -370,7 +370,11 @@ def test_a_refused_connection_through_scrapy_is_said_plainly(tmp_path: Path) -> 
 
     assert result["pages"] == []
     assert result["stats"]["sitemap_reader/problems/robots-unavailable"] == 1
-    (line,) = [line for line in result["log"].splitlines() if "robots.txt" in line]
+    # One WARNING, the reader's logger's (the spider logs the problem itself at INFO).
+    lines = [line for line in result["log"].splitlines() if "robots.txt" in line]
+    (line,) = [line for line in lines if " WARNING: " in line]
+    assert "[sitemap_reader] WARNING" in line, line
+    assert [line for line in lines if " INFO: " in line], lines
     assert f"{source}robots.txt" in line
     assert "connection refused" in line
     assert "is the address right?" in line
