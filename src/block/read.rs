@@ -659,6 +659,29 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_loc_or_a_record_inside_the_record_is_odd() {
+        // The exact path keeps every <loc> and every record of these (several-locs,
+        // unclosed-entry): expat must read them.
+        let urlset = [
+            "<url><loc>a</loc><loc>b</loc></url>",
+            "<url><loc>a</loc><url><loc>b</loc></url>",
+            "<url><loc>a</loc><url><loc>b</loc></url></url>",
+        ];
+        for block in urlset {
+            assert_eq!(reader().read(block), Err(Odd), "{block}");
+        }
+        let mut index = BlockReader::new(Vec::new(), Vec::new(), true, 2048);
+        for block in [
+            "<sitemap><loc>a</loc><loc>b</loc></sitemap>",
+            "<sitemap><loc>a</loc><sitemap><loc>b</loc></sitemap>",
+            "<sitemap><loc>a</loc><lastmod>2024</lastmod><loc>b</loc></sitemap>",
+        ] {
+            assert_eq!(index.read(block), Err(Odd), "{block}");
+        }
+        assert!(index.read("<sitemap><loc>a</loc></sitemap>").is_ok());
+    }
+
+    #[test]
     fn what_is_odd() {
         for block in [
             "<url><loc>a</loc><!-- c --></url>",
