@@ -206,6 +206,11 @@ class ProblemKind(str, enum.Enum):
     IMAGE_MISSING_LOC = "image-missing-loc"
     ENCODING = "encoding"
     TOO_MANY_URLS = "too-many-urls"
+    # ... or kept from a malformed entry: its further <loc>s, an entry another one ran
+    # into, an entry the end of the document cut.
+    SEVERAL_LOCS = "several-locs"
+    UNCLOSED_ENTRY = "unclosed-entry"
+    CUT_ENTRY = "cut-entry"
     # ... or ending the document.
     HTML = "html"
     UNKNOWN_FORMAT = "unknown-format"

@@ -169,6 +169,12 @@ _TABLE = (
     ("P326", "merge-conflict", E, "git merge-conflict markers left in the file",
      ("resolve the conflict: keep one side and delete the <<<<<<<, ======= and >>>>>>> "
       "lines, then regenerate the sitemap rather than merging it")),
+    ("P327", "several-locs", E, "an entry holds more than one <loc>",
+     "give each URL (or child sitemap) an entry of its own, with one <loc>"),
+    ("P328", "unclosed-entry", E, "an entry starts before the one before it has closed",
+     "close each <url> (or <sitemap>) with its end tag before the next one starts"),
+    ("P329", "cut-entry", W, "the document ends inside an entry (kept, without what was cut)",
+     "serve the whole, well-formed file: the entry's fields after the cut are lost"),
     # -- values
     ("V401", "invalid-lastmod", W, "lastmod values that are no W3C datetime",
      "write lastmod as YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00"),
@@ -514,6 +520,30 @@ _DETAILS: dict[str, tuple[str, str]] = {
     "P325": (
         "A local file given as a source cannot be read: missing, unreadable, or a directory.",
         "sitemap-reader check ./sitemaps/missing.xml",
+    ),
+    "P327": (
+        (
+            "An entry holds several <loc> elements. Most readers keep one of them (the first "
+            "or the last) and lose the others without a word; this reader keeps the first with "
+            "the entry's fields and each other one as an entry of its own, without fields."
+        ),
+        "<url><loc>https://example.com/a</loc><loc>https://example.com/b</loc></url>",
+    ),
+    "P328": (
+        (
+            "An entry's end tag is missing, or entries are nested: the XML breaks there or its "
+            "structure is wrong, and readers lose the entry. This reader keeps the open entry "
+            "as it stood when the next one started."
+        ),
+        "<sitemap><loc>https://example.com/a.xml</loc> <sitemap><loc>...</loc></sitemap>",
+    ),
+    "P329": (
+        (
+            "The document ends (cut, broken, or over a limit) inside an entry whose <loc> was "
+            "read. This reader keeps that entry with the fields read before the cut; many "
+            "readers drop it."
+        ),
+        "an index whose last line is <sitemap><loc>https://example.com/s9.xml</loc><lastmod>20",
     ),
     # -- values
     "V401": (

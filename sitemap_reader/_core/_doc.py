@@ -60,6 +60,35 @@ _TALLY_WORDS = {
         "<image:image> without <image:loc> was left out",
         "<image:image> elements without <image:loc> were left out",
     ),
+    ProblemKind.SEVERAL_LOCS: (
+        "further <loc> in an entry was kept as an entry of its own, without the entry's fields",
+        (
+            "further <loc> elements in entries were kept as entries of their own, without the "
+            "entries' fields"
+        ),
+    ),
+    ProblemKind.UNCLOSED_ENTRY: (
+        (
+            "entry was still open when the next one started (its end tag missing, or entries "
+            "nested); it was kept as it stood"
+        ),
+        (
+            "entries were still open when the next one started (their end tags missing, or "
+            "entries nested); they were kept as they stood"
+        ),
+    ),
+    ProblemKind.CUT_ENTRY: (
+        "entry cut by the end of the document was kept with the fields read before the cut",
+        "entries cut by the end of the document were kept with the fields read before the cut",
+    ),
+}
+
+
+# kind -> how a tally message says where its first example is, when it is not at its line
+# (``{line}``; ``{column}`` follows when known).
+_WHERE = {
+    ProblemKind.UNCLOSED_ENTRY: ", the next one starting at line {line}",
+    ProblemKind.CUT_ENTRY: ", its <loc> at line {line}",
 }
 
 
@@ -84,7 +113,8 @@ class Document:
         self.limits = limits
         self.resolve_relative = resolve_relative
         self.out: list[Event] = []
-        self.tally: dict[ProblemKind, list[object]] = {}  # kind -> [count, first example]
+        # kind -> [count, first example, its line, its column (None where not known)]
+        self.tally: dict[ProblemKind, list[object]] = {}
         self.entries = 0
         self.ended = False  # no more input is read (a fatal problem, a cut, or close)
         self.fatal: Problem | None = None
@@ -96,11 +126,14 @@ class Document:
         # order met: reported once, when the document ends, however many elements had them.
         self.variants: dict[str, str] = {}
 
-    def note(self, kind: ProblemKind, example: str) -> None:
-        """Count one tolerated fault; the first example is kept for the message."""
+    def note(
+        self, kind: ProblemKind, example: str, line: int | None = None, column: int | None = None
+    ) -> None:
+        """Count one tolerated fault; the first example (and where it is, when the reader
+        knows) is kept for the message."""
         slot = self.tally.get(kind)
         if slot is None:
-            self.tally[kind] = [1, example]
+            self.tally[kind] = [1, example, line, column]
         else:
             slot[0] += 1  # type: ignore[operator]
 
@@ -203,8 +236,10 @@ class Document:
             message = f"extension elements have the namespace {said}; read as the real {ones}"
             self.out.append(Problem(kind=ProblemKind.NAMESPACE, url=self.url, message=message))
             self.variants.clear()
-        for kind, (count, example) in self.tally.items():
+        for kind, (count, example, line, column) in self.tally.items():
             assert isinstance(count, int) and isinstance(example, str)
+            assert line is None or isinstance(line, int)
+            assert column is None or isinstance(column, int)
             if kind == ProblemKind.TOO_MANY_URLS:
                 excess = self.entries - self.limits.max_urls
                 read = "all were read" if self.fatal is None else "read up to where it ended"
@@ -216,10 +251,21 @@ class Document:
             else:
                 one, many = _TALLY_WORDS.get(kind, (kind, kind))
                 words = one if count == 1 else many
-                message = f"{count:,} {words} (first: {example})"
+                where = ""
+                if line is not None:
+                    where = _WHERE.get(kind, " at line {line}").format(line=line)
+                    if column is not None:
+                        where += f", column {column}"
+                message = f"{count:,} {words} (first: {example}{where})"
             self.out.append(
                 Problem(
-                    kind=kind, url=self.url, message=message, count=count, example=example or None
+                    kind=kind,
+                    url=self.url,
+                    message=message,
+                    line=line,
+                    column=column,
+                    count=count,
+                    example=example or None,
                 )
             )
         self.tally.clear()

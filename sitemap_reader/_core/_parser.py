@@ -40,6 +40,7 @@ class _Handler(Protocol):
     def feed(self, data: bytes) -> None: ...
     def close(self) -> None: ...
     def abort(self) -> None: ...
+    def end(self) -> None: ...
     def release(self) -> None: ...
 
 
@@ -263,6 +264,8 @@ class SitemapParser:
         doc = self._doc
         if (doc.ended or self._closed) and not self._finished:
             self._finished = True
+            if self._handler is not None:
+                self._handler.end()  # what it holds that can be kept, before the tally
             doc.finish()
             if self._handler is not None:
                 self._handler.release()  # (it is never fed again)

@@ -243,6 +243,30 @@ def conflicted(s: Served) -> str:
     return urls(loc(s, "/a")).replace("</urlset>", markers)
 
 
+@case("P327")
+def _(s: Served) -> Setup:
+    s.add("/sitemap.xml", xml(urls(loc(s, "/page") + loc(s, "/other"))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+@case("P328")
+def _(s: Served) -> Setup:
+    body = sitemapindex(s.a("/s1.xml"), s.a("/s2.xml")).replace("</sitemap>", "", 1)
+    s.add("/index.xml", xml(body))
+    good(s, "/s1.xml")
+    good(s, "/s2.xml")
+    return Setup((s.a("/index.xml"),))
+
+
+@case("P329")
+def _(s: Served) -> Setup:
+    body = sitemapindex(s.a("/s1.xml"), (s.a("/s2.xml"), "2024-01-01"))
+    s.add("/index.xml", xml(body[: body.index("<lastmod>2024") + len("<lastmod>20")]))
+    good(s, "/s1.xml")
+    good(s, "/s2.xml")
+    return Setup((s.a("/index.xml"),))
+
+
 @case("P306")
 def _(s: Served) -> Setup:
     s.add("/sitemap.xml", xml(urls(loc(s, "/a page"))))

@@ -9,7 +9,9 @@ unknown elements), in UTF-8 and in other
 encodings (Latin-1, GBK, Shift_JIS, UTF-16), then damages some of them
 (truncation, junk bytes), and reads them under default or deliberately small limits.
 ``fast=True`` fed at random split points must give exactly the events of ``fast=False`` fed
-whole, Problem messages (with their line and column) included.
+whole, Problem messages (with their line and column) included. The documents include the
+malformed entries the exact path repairs (several ``<loc>``, records left open or nested,
+records cut by the end), which every fast path must hand to it.
 
 This module pins the Python scanner (``_scan.Scanner``); ``test_compiled_core.py`` runs
 the same documents through the compiled one.
@@ -135,6 +137,24 @@ def _after_plain(tail: bytes, limits: Limits = _DEFAULT) -> tuple[bytes, list[by
 @example(_after_plain(b"<url>\r\n<loc>https://x.org/\r</loc></url></urlset>"))
 @example(_after_plain(b"<url><loc>https://x.org/\xff</loc></url></urlset>"))
 @example(_after_plain(b"<url><loc>https://x.org/</loc></url><url><loc>https://exa"))
+# ... and the malformed entries the exact path repairs (several-locs, unclosed-entry, cut-entry):
+@example(_after_plain(b"<url><loc>https://x.org/1</loc><loc>https://x.org/2</loc></url></urlset>"))
+@example(
+    _after_plain(b"<url><loc>https://x.org/1</loc><url><loc>https://x.org/2</loc></url></url>")
+)
+@example(_after_plain(b"<url><loc>https://x.org/1</loc>\n<url><loc>https://x.org/2</loc></url>"))
+@example(_after_plain(b"<url><loc>https://x.org/1</loc><lastmod>2024-01-01</lastmod><lastm"))
+@example(
+    (
+        doc := (
+            f'<sitemapindex xmlns="{SITEMAP_NS}"><sitemap><loc>https://x.org/1</loc></sitemap>'
+            "<sitemap><loc>https://x.org/2</loc><loc>https://x.org/3</loc>"
+            "<sitemap><loc>https://x.org/4</loc></sitemap></sitemapindex>"
+        ).encode(),
+        cut_at(doc, [80, 150]),
+        _DEFAULT,
+    )
+)
 def test_fast_path_equals_exact_path(case: tuple[bytes, list[bytes], Limits]) -> None:
     """The scanner, fed at random split points, gives the exact path's events, messages included."""
     data, pieces, limits = case

@@ -131,6 +131,24 @@ FIXTURES: dict[str, bytes] = {
         "<url><loc>https://example.com/2?a=1&b=2</loc></url>\n"
         "<url><loc>https://example.com/3</loc></url>\n</urlset>"
     ).encode(),
+    "several-locs": (
+        f'<?xml version="1.0"?>\n<urlset xmlns="{NS}">\n'
+        "<url><loc>https://example.com/1</loc><lastmod>2024-01-01</lastmod>\n"
+        "  <loc>https://example.com/\u00e9</loc></url>\n"
+        "<url><loc>https://example.com/3</loc><url><loc>https://example.com/4</loc></url></url>\n"
+        "</urlset>\n"
+    ).encode(),
+    "unclosed-index": (
+        f'<?xml version="1.0"?>\n<sitemapindex xmlns="{NS}">\n'
+        "<sitemap><loc>https://example.com/s1.xml</loc><loc>https://example.com/s2.xml</loc>\n"
+        "<sitemap><loc>https://example.com/s3.xml</loc></sitemap>\n"
+        "</sitemapindex>\n"
+    ).encode(),
+    "cut-index": (
+        f'<?xml version="1.0"?>\n<sitemapindex xmlns="{NS}">\n'
+        "<sitemap><loc>https://example.com/s1.xml</loc></sitemap>\n"
+        "<sitemap><loc>https://example.com/s2.xml</loc><lastmod>2024-01-01</lastmod><lastmod>20"
+    ).encode(),
     "html": b"<!DOCTYPE html>\n<html><head><title>404</title></head><body>Not found</body></html>",
     "unsafe": (
         b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "https://example.com/x">]>\n'
@@ -206,6 +224,23 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
     "truncated": (["https://example.com/1", "https://example.com/2"], ["truncated"]),
     "truncated-feed": (["https://example.com/1"], ["truncated"]),
     "not-well-formed": (["https://example.com/1"], ["not-well-formed"]),
+    "several-locs": (
+        [
+            "https://example.com/1",
+            "https://example.com/\u00e9",
+            "https://example.com/3",
+            "https://example.com/4",
+        ],
+        ["several-locs", "unclosed-entry"],
+    ),
+    "unclosed-index": (
+        ["https://example.com/s1.xml", "https://example.com/s2.xml", "https://example.com/s3.xml"],
+        ["several-locs", "unclosed-entry", "not-well-formed"],
+    ),
+    "cut-index": (
+        ["https://example.com/s1.xml", "https://example.com/s2.xml"],
+        ["cut-entry", "truncated"],
+    ),
     "html": ([], ["html"]),
     "unsafe": ([], ["unsafe-xml"]),
 }

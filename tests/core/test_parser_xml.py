@@ -678,8 +678,8 @@ def test_declaration_without_a_root_is_empty(fast: bool) -> None:
 # -- documents that end badly ---------------------------------------------------------------
 
 
-def _blocks_and_ends() -> tuple[bytes, list[tuple[str, int]]]:
-    """A urlset, and for each of its entries the offset where its </url> ends."""
+def _blocks_and_ends() -> tuple[bytes, list[tuple[str, int, int]]]:
+    """A urlset, and for each of its entries the offsets where its </loc> and </url> end."""
     blocks = [
         url_block("https://example.com/1", lastmod="2024-01-01", priority="0.5"),
         "<url><loc><![CDATA[https://example.com/2?a&b]]></loc></url>",
@@ -689,20 +689,25 @@ def _blocks_and_ends() -> tuple[bytes, list[tuple[str, int]]]:
     data = urlset(*blocks).encode()
     ends, at = [], 0
     for n, block in enumerate(blocks, 1):
-        at = data.index(block.encode(), at) + len(block.encode())
-        ends.append((f"https://example.com/{n}", at))
+        at = data.index(block.encode(), at)
+        loc_end = data.index(b"</loc>", at) + len(b"</loc>")
+        at += len(block.encode())
+        ends.append((f"https://example.com/{n}", loc_end, at))
     return data, ends
 
 
-def test_truncated_document_keeps_every_completed_entry(fast: bool) -> None:
-    """Cut anywhere inside the root, a urlset keeps each entry whose </url> came, then `truncated`."""
+def test_truncated_document_keeps_every_entry_whose_loc_closed(fast: bool) -> None:
+    """Cut anywhere inside the root, a urlset keeps each entry whose </url> came, and the one
+    the cut falls in once its </loc> came (`cut-entry`), then `truncated`."""
     data, ends = _blocks_and_ends()
     root_end = data.index(b">", data.index(b"<urlset")) + 1
     close = data.rindex(b"</urlset>")
     for cut in range(root_end, close):
         events = parse(data[:cut], fast=fast)
-        expected = [loc for loc, end in ends if end <= cut]
+        expected = [loc for loc, loc_end, _ in ends if loc_end <= cut]
         assert [loc.split("?")[0] for loc in locs(events)] == expected, cut
+        in_cut = [loc for loc, loc_end, end in ends if loc_end <= cut < end]
+        assert ("cut-entry" in kinds(events)) == bool(in_cut), cut
         last = fatal(events)
         assert last is not None and last.kind == "truncated", (cut, events)
         assert re.search(r"line \d+, column \d+", last.message)

@@ -272,7 +272,8 @@ def test_long_white_space_between_elements_is_fine(fast: bool) -> None:
 @pytest.mark.parametrize("depth", [256, 257])
 def test_nesting_deeper_than_256_ends_the_document(fast: bool, depth: int) -> None:
     """Expat keeps every open element: nesting is cut past libxml2's 256 levels, the entries
-    before kept; 256 levels are read (and cost nothing)."""
+    before kept (and the one cut, its <loc> read: cut-entry); 256 levels are read (and cost
+    nothing)."""
     extra = depth - 2  # inside urlset and url
     data = (
         HEAD
@@ -289,7 +290,8 @@ def test_nesting_deeper_than_256_ends_the_document(fast: bool, depth: int) -> No
     else:
         assert problem is not None and problem.kind == "too-nested"
         assert "nested more than 256 deep" in problem.message
-        assert locs(events) == ["https://example.com/first"]
+        assert locs(events) == ["https://example.com/first", "https://example.com/a"]
+        assert kinds(events) == ["cut-entry", "too-nested"]
 
 
 # -- misuse and feedparser ------------------------------------------------------------------

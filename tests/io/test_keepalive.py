@@ -121,8 +121,9 @@ def server() -> Iterator[RawServer]:
 async def test_a_document_cut_at_its_count_leaves_no_rest_for_the_next(
     server: RawServer,
 ) -> None:
-    """The count ends inside an entry; the rest comes 0.2 s later, when the next request
-    is out already: the connection was closed, so the next document is read whole."""
+    """The count ends inside an entry (kept: its <loc> closed); the rest comes 0.2 s later,
+    when the next request is out already: the connection was closed, so the next document
+    is read whole."""
     full = urlset(*(server.a(f"/a/{i}") for i in range(10))).encode()
     counted = full.index(b"</url>", len(full) // 2) + 2  # inside an entry's end tag
     server.documents.update(
@@ -135,9 +136,9 @@ async def test_a_document_cut_at_its_count_leaves_no_rest_for_the_next(
 
     run = await walk(server.a("/index.xml"), config=ONE_TRY)
 
-    before = full[:counted].count(b"</url>")
+    before = full[:counted].count(b"</loc>")
     assert run.locs == [*(server.a(f"/a/{i}") for i in range(before)), server.a("/b")]
-    assert run.kinds == ["truncated"]
+    assert run.kinds == ["cut-entry", "truncated"]
     assert run.report(server.a("/a.xml")).status is Status.PARTIAL
     assert run.report(server.a("/b.xml")).status is Status.OK
     assert server.requests == [(1, "/index.xml"), (1, "/a.xml"), (2, "/b.xml")]

@@ -13,9 +13,12 @@ import pytest
 from sitemap_reader._cli import main
 
 
-def run_cli(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """``python -m sitemap_reader ARGV`` in a subprocess, bounded in time."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+def run_cli(
+    *argv: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m sitemap_reader ARGV`` in a subprocess (with ``env`` added to the
+    environment), bounded in time."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "sitemap_reader", *argv],
         input=stdin,

@@ -4,8 +4,8 @@
 over to expat (CDATA, comments, entities and character references, attributes, other field
 orders, image blocks with and without their namespace, extension namespaces as generators
 spell them, elements shaped like an extension's in another namespace, invalid UTF-8, a stray
-``&``, CR inside values, unknown elements), in UTF-8 and in other encodings, then damages
-some of them; ``cases`` adds a split and limits. ``realistic_documents`` are undamaged
+``&``, CR inside values, unknown elements, several ``<loc>``, records left open or
+nested), in UTF-8 and in other encodings, then damages some of them; ``cases`` adds a split and limits. ``realistic_documents`` are undamaged
 urlsets in the mix real sites serve.
 """
 
@@ -189,6 +189,8 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<?pi x?>",
                 '<video:video xmlns:video="v"/>',
                 "<loc>https://example.com/<b>x</b></loc>",
+                "<loc>https://example.com/again</loc>",  # several-locs
+                "<url><loc>https://example.com/inner</loc></url>",  # a record in a record
                 # an extension's shape in another namespace (declared or not: see documents)
                 "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
                 "<image><loc>https://example.com/u.jpg</loc></image>",  # (the prefix forgotten)
@@ -202,7 +204,10 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
         )
     )
     attrs = draw(st.sampled_from(["", "", "", "", "", ' id="1"', " a='&amp;'"]))
-    return f"<url{attrs}>{ws}{inner}{extra}{ws}</url{draw(st.sampled_from(['', ' ']))}>"
+    end = f"</url{draw(st.sampled_from(['', ' ']))}>"
+    if draw(st.integers(0, 15)) == 0:
+        end = ""  # an unclosed record: the next one runs into it
+    return f"<url{attrs}>{ws}{inner}{extra}{ws}{end}"
 
 
 @st.composite
@@ -212,8 +217,17 @@ def _sitemap_block(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         lastmod = f"<lastmod>{draw(_value(draw(_LASTMOD)))}</lastmod>"
         inner = lastmod + ws + inner if draw(st.integers(0, 4)) == 0 else inner + ws + lastmod
-    extra = draw(st.sampled_from(["", "", "", "<!-- c -->", "<x/>"]))
-    return f"<sitemap>{ws}{inner}{extra}{ws}</sitemap>"
+    extra = draw(
+        st.sampled_from(
+            [
+                *("", "", "", "<!-- c -->", "<x/>"),
+                "<loc>https://example.com/more.xml</loc>",  # several-locs
+                "<sitemap><loc>https://example.com/inner.xml</loc></sitemap>",  # nested
+            ]
+        )
+    )
+    end = "</sitemap>" if draw(st.integers(0, 9)) else ""  # (unclosed: the next runs into it)
+    return f"<sitemap>{ws}{inner}{extra}{ws}{end}"
 
 
 _PROLOG = st.sampled_from(

@@ -84,6 +84,9 @@ class TextHandler:
     def abort(self) -> None:
         self._rest.clear()
 
+    def end(self) -> None:
+        """(Nothing is held: every line was judged as it came.)"""
+
     def release(self) -> None:
         """(Nothing to release: a text handler holds no cycle.)"""
 

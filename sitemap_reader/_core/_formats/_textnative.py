@@ -49,6 +49,9 @@ class NativeTextHandler:
     def abort(self) -> None:
         """(Nothing held matters once the document is cut: the scanner is not fed again.)"""
 
+    def end(self) -> None:
+        """(Nothing is held: every line was judged as it came.)"""
+
     def release(self) -> None:
         """(Nothing to release: the scanner holds no cycle.)"""
 

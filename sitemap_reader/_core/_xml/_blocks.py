@@ -12,7 +12,8 @@ Each element means here what it means to the exact path (``._sitemap``): a field
 record, an alternate, an extension container whose fields are read at any depth within it,
 or an element it ignores. Anything expat could judge otherwise (a comment, a prefix the
 root does not declare, a repeated or namespaced attribute, a reference to an invalid
-character, markup inside a value) makes the block the exact path's: ``read`` says None and
+character, markup inside a value, a repeated field, a record inside the record) makes the
+block the exact path's: ``read`` says None and
 leaves no trace, for every value is decoded before any record function is called.
 """
 
@@ -197,6 +198,7 @@ class BlockReader:
         "_items",
         "_kinds",
         "_open",
+        "_record",
         "image_locs",
         "plain",
         "rich",
@@ -207,6 +209,7 @@ class BlockReader:
         self._index = index
         self._fields = _SITEMAP_FIELDS if index else _URL_FIELDS
         tag = "sitemap" if index else "url"
+        self._record = (CORE, tag)
         self._open = re.compile(_WS + "<" + tag + _WS + ">")
         self._close = re.compile(_WS + "</" + tag + _WS + ">")
         xhtml = _prefix(kinds, XHTML)
@@ -417,10 +420,12 @@ class BlockReader:
         inner = m["ai"]
         field = self._fields.get(key)
         if field is not None:
-            if inner is not None:
-                raise Odd  # markup inside a value
+            if inner is not None or field in fields:
+                raise Odd  # markup inside a value; a repeated field (several-locs, ...)
             fields[field] = value
             return
+        if key == self._record:
+            raise Odd  # a record inside a record (unclosed-entry)
         spec = None if self._index else CONTAINERS.get(key)
         sub: dict[str, Any] = {}
         if inner:

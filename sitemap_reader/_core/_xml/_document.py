@@ -189,6 +189,11 @@ class XmlHandler:
         elif self.format is None and not self.doc.ended:
             self.doc.fail(ProblemKind.EMPTY, "the document has no root element")
 
+    def end(self) -> None:
+        """The document ended, however: a record it cut is kept if its ``<loc>`` closed."""
+        if self._sitemap is not None:
+            self._sitemap.keep_cut()
+
     def release(self) -> None:
         """Nothing more is read: break the cycles through expat's handlers and the scanner's
         callbacks, so that the document's buffers are freed with the parser, not at the

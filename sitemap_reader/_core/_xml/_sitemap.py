@@ -7,6 +7,14 @@ depth 3, or anywhere inside an extension container), and hands each closed conta
 its builder in ``._extensions``. Records are validated and emitted by ``._records``, the
 functions the fast scanner calls too.
 
+A malformed record loses nothing it holds, and each repair is counted: its first ``<loc>``
+is the record's (with its fields), each further one a record of its own without fields
+(``several-locs``); a record another one starts in (its end tag missing, or records
+nested) is emitted as it stands, and the new one is read at its depth (``unclosed-entry``);
+a record the end of the document cuts is emitted when its ``<loc>`` had closed
+(``cut-entry``, ``keep_cut``). The fast scanners hand such blocks to expat, so this is the
+one place that repairs them.
+
 These are the parser's hottest functions: they read attributes of their own object only,
 and character data reaches Python only while a value is captured.
 """
@@ -17,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._base._models import Alternate, Image, News, ProblemKind, Video
+from ..._base._words import shorten
 from .._doc import Document
 from .._halt import MAX_ELEMENT_DEPTH, Stop, TooDeep
 from ._extensions import (
@@ -68,12 +77,18 @@ class SitemapMachine:
         "_fields",
         "_found",
         "_index",
+        "_inner",
         "_item",
         "_item_key",
         "_key",
         "_key_depth",
         "_key_line",
         "_key_start",
+        "_level",
+        "_levels",
+        "_loc_line",
+        "_more",
+        "_more_at",
         "_names",
         "_parser",
         "_root_ns",
@@ -108,6 +123,12 @@ class SitemapMachine:
         self._fields = _SITEMAP_FIELDS if index else _URL_FIELDS
         # The record being read, and the extension container open inside it.
         self._item: dict[str, Any] | None = None
+        self._level = 2  # the depth records start at (deeper once one ran into another)
+        self._inner = 3  # the depth of their fields
+        self._levels: list[int] = []  # the levels of records another one ran into
+        self._loc_line = 0  # the line of the record's <loc>
+        self._more: list[str] = []  # its further <loc> values (see the module docstring)
+        self._more_at: tuple[int, int] = (0, 0)  # (line, column) of the last such <loc>
         self._sub: dict[str, Any] | None = None
         self._spec: Container | None = None
         self._sub_fields: Mapping[tuple[int, str], str] = {}
@@ -141,18 +162,24 @@ class SitemapMachine:
         if depth > MAX_ELEMENT_DEPTH:
             raise TooDeep(self._parser.CurrentLineNumber)
         key = self._names.get(name) or self._name(name)
-        if self._item is None:
-            if depth == 2 and key == self._item_key:
+        item = self._item
+        if item is None:
+            if depth == self._level and key == self._item_key:
                 self._item = {}
             return
         if self._key is not None:
             return  # markup inside a captured value: its text still counts
         if self._sub is None:
-            if depth != 3:
+            if depth != self._inner:
                 return
             field = self._fields.get(key)
             if field is not None:
+                if field == "loc" and "loc" in item:
+                    parser = self._parser
+                    self._more_at = (parser.CurrentLineNumber, parser.CurrentColumnNumber)
                 self._capture(field, depth)
+            elif key == self._item_key:
+                self._ran_into(item, depth)
             elif not self._index:
                 self._extension(key, attrs, depth, name)
             return
@@ -200,6 +227,8 @@ class SitemapMachine:
         self.depth = depth - 1
         item = self._item
         if item is None:
+            if self._levels and depth < self._level:
+                self._left(depth)
             return
         key = self._key
         if key is not None:
@@ -210,7 +239,15 @@ class SitemapMachine:
             value = "".join(self._text).strip()
             sub = self._sub
             if sub is None:
-                item[key] = value
+                if key != "loc":
+                    item[key] = value
+                elif "loc" not in item:
+                    item[key] = value
+                    self._loc_line = self._key_line
+                else:
+                    self._more.append(value)
+                    line, column = self._more_at
+                    self.doc.note(ProblemKind.SEVERAL_LOCS, shorten(value), line, column)
             elif key in REPEATED:
                 sub.setdefault(key, []).append(value)
             else:
@@ -221,13 +258,48 @@ class SitemapMachine:
             if depth == self._sub_depth:
                 self._close(sub)
             return
-        if depth == 2:
+        if depth == self._level:
             self._item = None
             self.closed = self._parser.CurrentByteIndex
-            if self._index:
-                self._emit_ref(item)
-            else:
-                self._emit_entry(item)
+            if not self._emit(item):
+                raise Stop
+
+    def _ran_into(self, item: dict[str, Any], depth: int) -> None:
+        """A record starts inside the one being read: that one is emitted as it stands, and
+        the new one is read at this depth (see the module docstring)."""
+        parser = self._parser
+        where = (parser.CurrentLineNumber, parser.CurrentColumnNumber)
+        self.doc.note(ProblemKind.UNCLOSED_ENTRY, self._said(item), *where)
+        self._item = None
+        if not self._emit(item):
+            raise Stop
+        self._levels.append(self._level)
+        self._level = depth
+        self._inner = depth + 1
+        self._item = {}
+
+    def _left(self, depth: int) -> None:
+        """The end tag of a record another one ran into: records start one level up again."""
+        self._level = level = self._levels.pop()
+        self._inner = level + 1
+        if depth == 2:  # (the scanner may go on after it: see ._document._settled)
+            self.closed = self._parser.CurrentByteIndex
+
+    def keep_cut(self) -> None:
+        """The document ended (a cut, a fault, a limit) inside a record: it is emitted with
+        what closed before the end, when its ``<loc>`` did (``cut-entry``)."""
+        item, self._item = self._item, None
+        self._sub = None
+        if item is None or "loc" not in item:
+            return
+        self.doc.note(ProblemKind.CUT_ENTRY, self._said(item), self._loc_line)
+        self._emit(item)  # (False: the entry limit cut the document; nothing more to do)
+
+    def _said(self, item: dict[str, Any]) -> str:
+        """A record as a problem quotes it: its loc."""
+        tag = "sitemap" if self._index else "url"
+        loc = item.get("loc")
+        return f"a <{tag}> without a <loc>" if loc is None else shorten(loc)
 
     # -- records -----------------------------------------------------------------------
 
@@ -240,26 +312,37 @@ class SitemapMachine:
         if record is not None:
             self._found[spec.slot].append(record)
 
-    def _emit_entry(self, item: dict[str, Any]) -> None:
-        images, videos, news, alternates = self._found
-        if images or videos or news or alternates:
-            self._found = ([], [], [], [])
-        if not emit_entry(
-            self.doc,
-            item.get("loc", ""),
-            item.get("lastmod"),
-            item.get("changefreq"),
-            item.get("priority"),
-            images,
-            videos,
-            news,
-            alternates,
-        ):
-            raise Stop
-
-    def _emit_ref(self, item: dict[str, Any]) -> None:
-        if not emit_ref(self.doc, item.get("loc", ""), item.get("lastmod")):
-            raise Stop
+    def _emit(self, item: dict[str, Any]) -> bool:
+        """Emit a record, then its further locs each as one of its own (see the module
+        docstring); False once the document is cut (max_urls)."""
+        doc = self.doc
+        if self._index:
+            ok = emit_ref(doc, item.get("loc", ""), item.get("lastmod"))
+        else:
+            images, videos, news, alternates = self._found
+            if images or videos or news or alternates:
+                self._found = ([], [], [], [])
+            ok = emit_entry(
+                doc,
+                item.get("loc", ""),
+                item.get("lastmod"),
+                item.get("changefreq"),
+                item.get("priority"),
+                images,
+                videos,
+                news,
+                alternates,
+            )
+        if self._more:
+            more, self._more = self._more, []
+            for loc in more:
+                if not ok:
+                    break
+                if self._index:
+                    ok = emit_ref(doc, loc, None)
+                else:
+                    ok = emit_entry(doc, loc, None, None, None)
+        return ok
 
     # -- faults ------------------------------------------------------------------------
 
