@@ -1,16 +1,17 @@
 """Entries kept from malformed input, as a user of ``dump`` meets them: an index whose
-``<sitemap>`` holds two ``<loc>``, one left unclosed, one cut by the end of the file. Every
-sitemap it names is read (on a server on 127.0.0.1), and each repair is said in one line on
-stderr, on both cores."""
+``<sitemap>`` holds two ``<loc>``, one left unclosed, one cut by the end of the file, and a
+robots.txt whose ``Sitemap:`` line is not UTF-8. Every sitemap they name is read (on a
+server on 127.0.0.1), and each repair is said in one line on stderr, on both cores."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from pytest_aiohttp.plugin import AiohttpServer
 
-from tests.support.cli import run_cli, stderr_lines
-from tests.support.http_site import SITEMAP_NS, ThreadedServer, urlset, xml
+from tests.support.cli import cli, run_cli, stderr_lines
+from tests.support.http_site import SITEMAP_NS, ThreadedServer, serve, text, urlset, xml
 
 CORES = {"compiled": {"SITEMAP_READER_PURE": "0"}, "pure": {"SITEMAP_READER_PURE": "1"}}
 
@@ -70,3 +71,27 @@ def test_dump_reads_every_child_a_malformed_index_names(tmp_path: Path, core: st
         ),
     ]
     assert said[4].startswith("sitemap-reader: 5 URLs from 6 sitemaps (1 partial), 4 problems")
+
+
+async def test_a_sitemap_line_that_is_not_utf8_names_the_bytes_it_holds(
+    aiohttp_server: AiohttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Sitemap: .../caf\\xe9.xml`` (Latin-1) is fetched as /caf%E9.xml, the file the line
+    names, never as /caf%EF%BF%BD.xml (U+FFFD); the line is said, with its number."""
+    s = await serve(aiohttp_server)
+    line = f"Sitemap: {s.a('/caf')}".encode() + b"\xe9.xml\n"
+    s.add("/robots.txt", text(b"User-agent: *\nDisallow: /private/\n" + line))
+    s.add("/caf%E9.xml", xml(urlset(s.a("/page"))))
+
+    code = await cli("dump", "--format", "txt", s.a("/"))
+
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.splitlines() == [s.a("/page")]
+    assert "/caf%E9.xml" in s.site.paths()
+    assert not [path for path in s.site.paths() if "\ufffd" in path or "%EF%BF%BD" in path]
+    assert (
+        f"sitemap-reader: {s.a('/robots.txt')}: line 3: the Sitemap value "
+        f"'{s.a('/caf%E9.xml')}' is not UTF-8; the bytes that are not printable ASCII were "
+        "percent-encoded [encoding]"
+    ) in stderr_lines(err)

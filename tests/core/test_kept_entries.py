@@ -16,6 +16,7 @@ from unittest import mock
 import pytest
 
 from sitemap_reader import Entry, Event, Limits, Problem, SitemapRef
+from sitemap_reader._core._formats._robots import sitemap_urls
 from sitemap_reader._core._xml import _scan, _tokenizer
 from tests.support.helpers import (
     SITEMAP_NS,
@@ -224,9 +225,13 @@ PROBLEMS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "problems.md"
 
 
 def test_the_docs_example_prints_what_the_page_says(capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/problems.md, "Entries kept from malformed XML": its code prints its output block."""
+    """docs/problems.md, "Entries kept from malformed XML": its code prints its output block,
+    and its robots.txt line is the problem such a line gives."""
     page = PROBLEMS_PAGE.read_text(encoding="utf-8")
     section = page.split("\n## Entries kept from malformed XML\n", 1)[1].split("\n## ", 1)[0]
-    code, printed = re.findall(r"```(?:python|text)\n(.*?)```", section, re.DOTALL)
+    code, printed, robots_line = re.findall(r"```(?:python|text)\n(.*?)```", section, re.DOTALL)
     exec(compile(code, str(PROBLEMS_PAGE), "exec"), {})  # noqa: S102 (the page's own code)
     assert capsys.readouterr().out == printed
+    body = b"User-agent: *\nDisallow:\nSitemap: http://www.example.com/caf\xe9.xml\n"
+    (said,) = sitemap_urls(body, "http://www.example.com/robots.txt").problems
+    assert f"{said}\n" == robots_line

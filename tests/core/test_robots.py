@@ -86,6 +86,40 @@ def test_a_faulty_sitemap_line_is_placed_by_its_line_field() -> None:
     assert found.problems[0].message.startswith("line 3: ")  # the words keep it for people
 
 
+def test_a_sitemap_value_that_is_not_utf8_names_its_bytes() -> None:
+    """Bytes that are not UTF-8 are percent-encoded as the bytes they are (0xE9: %E9), never
+    read as U+FFFD (a URL of another file); the line's other non-ASCII characters too, as a
+    text sitemap's line has them. One `encoding` problem, at the first such line, counts them;
+    a comment that is not UTF-8 changes nothing."""
+    body = (
+        b"User-agent: *\n"
+        b"Sitemap: https://a.example/caf\xe9.xml\n"
+        b"Sitemap: https://a.example/ok.xml # caf\xe9\n"
+        b"Sitemap: https://a.example/\xc3\xa9t\xe9.xml\n"
+        b"Sitemap: /rel\xff.xml\n"
+        b"Sitemap: https://a.example/\xc3\xa9t\xc3\xa9.xml\n"
+    )
+    found = sitemap_urls(body, "https://a.example/robots.txt")
+    assert [ref.loc for ref in found.refs] == [
+        "https://a.example/caf%E9.xml",
+        "https://a.example/ok.xml",
+        "https://a.example/%C3%A9t%E9.xml",
+        "https://a.example/rel%FF.xml",
+        "https://a.example/\u00e9t\u00e9.xml",  # UTF-8: as it was
+    ]
+    assert not any("\ufffd" in ref.loc for ref in found.refs)
+    assert [(p.kind, p.line) for p in found.problems] == [
+        ("relative-loc-resolved", 5),
+        ("encoding", 2),
+    ]
+    said = found.problems[1]
+    assert (said.count, said.example) == (3, "'https://a.example/caf%E9.xml'")
+    assert said.message == (
+        "line 2: 3 Sitemap values are not UTF-8 (first: 'https://a.example/caf%E9.xml'); the "
+        "bytes that are not printable ASCII were percent-encoded"
+    )
+
+
 # -- Crawl-delay: the group of the reader's product token, else * (RFC 9309 section 2.2.1) -------
 
 UA = "sitemap-reader/2.0 (+https://pypi.org/project/sitemap-reader/)"

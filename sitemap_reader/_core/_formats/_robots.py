@@ -5,6 +5,9 @@ Lenient as crawlers are: any case, any place in the file and outside user-agent 
 BOM, CRLF or CR line ends, comments, trailing spaces, and the misspellings real files carry
 (``sitemaps:``, ``site-map:``, protego's list). A relative value is resolved against the
 robots.txt URL and reported; a value that still is no http(s) URL is reported and skipped.
+A value that is not UTF-8 keeps its ASCII and has its other bytes percent-encoded, as a
+text sitemap's line does (``encoding``): the URL names the bytes the line holds, where a
+decoder's U+FFFD would name a file the line never did.
 """
 
 from __future__ import annotations
@@ -12,15 +15,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from ..._base._models import Problem, ProblemKind, SitemapRef
 from ..._base._urls import has_scheme, is_http_url, resolve
-from ..._base._words import shorten
+from ..._base._words import plural, shorten
+from ._text import ASCII_SAFE
 
 _DIRECTIVE = re.compile(
     r"[ \t]*(?:sitemap|sitemaps|site-map|site_map|site map)[ \t]*:(.*)", re.IGNORECASE
 )
 _COMMENT = re.compile(r"[ \t]#")
+# What decoding with "surrogateescape" makes of bytes that are not UTF-8.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 # The first line that says something, in a file that is a robots.txt (RFC 9309 section 2.2).
 _ROBOTS_LINE = re.compile(
     rb"[ \t]*(?:user-agent|disallow|allow|crawl-delay|host|sitemaps?|site-map)[ \t]*:",
@@ -48,11 +55,13 @@ def looks_like_robots(head: bytes) -> bool:
 
 def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
     """The sitemaps ``body`` (a robots.txt fetched from ``robots_url``) names, in order, once each."""
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    # (surrogateescape: the bytes that are not UTF-8 are kept, to be percent-encoded)
+    text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
     text = text.lstrip("\ufeff")
     refs: list[SitemapRef] = []
     problems: list[Problem] = []
     seen: set[str] = set()
+    not_utf8: list[tuple[int, str]] = []  # (line, value) of the values that are not UTF-8
     for number, line in enumerate(text.splitlines(), 1):
         match = _DIRECTIVE.match(line)
         if match is None:
@@ -60,6 +69,9 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
         value = _COMMENT.split(match[1], 1)[0].strip()
         if not value:
             continue
+        if _NOT_UTF8.search(value):
+            value = quote(value.encode("utf-8", "surrogateescape"), safe=ASCII_SAFE)
+            not_utf8.append((number, value))
         url: str | None = value
         if url is not None and not is_http_url(value):
             if "://" in value or (has_scheme(value) and not value.startswith("//")):
@@ -91,7 +103,27 @@ def sitemap_urls(body: bytes | str, robots_url: str) -> RobotsSitemaps:
             continue
         seen.add(url)
         refs.append(SitemapRef(loc=url, lastmod=None, source=robots_url))
+    if not_utf8:
+        problems.append(_not_utf8(not_utf8, robots_url))
     return RobotsSitemaps(tuple(refs), tuple(problems))
+
+
+def _not_utf8(found: list[tuple[int, str]], robots_url: str) -> Problem:
+    """One problem for the Sitemap values that were not UTF-8, placed at the first."""
+    line, value = found[0]
+    example = shorten(value)
+    if len(found) == 1:
+        said = f"the Sitemap value {example} is not UTF-8"
+    else:
+        said = f"{plural(len(found), 'Sitemap value')} are not UTF-8 (first: {example})"
+    return Problem(
+        kind=ProblemKind.ENCODING,
+        url=robots_url,
+        message=f"line {line}: {said}; the bytes that are not printable ASCII were percent-encoded",
+        line=line,
+        count=len(found),
+        example=example,
+    )
 
 
 # -- Groups (RFC 9309 section 2.1): one or more user-agent lines, then their rules. Sitemap

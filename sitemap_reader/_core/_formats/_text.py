@@ -20,7 +20,8 @@ from ..._base._models import Entry, ProblemKind
 from ..._base._urls import is_reference
 from .._doc import Document
 
-_ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
+# The bytes a line that is not UTF-8 keeps as they are (the others are percent-encoded).
+ASCII_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
 _BOM = b"\xef\xbb\xbf"
 _WS = b" \t\r\n\x0b\x0c"
 
@@ -98,7 +99,7 @@ class TextHandler:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
-            text = quote(line, safe=_ASCII_SAFE)
+            text = quote(line, safe=ASCII_SAFE)
             note_not_utf8(self.doc, text)
         else:
             self._urlish = self._urlish or (line[:1] == b"/" and is_reference(text))
