@@ -167,10 +167,13 @@ class TrustLastmod(str, enum.Enum):
 # A sitemap or source that lists fewer than this share of the URLs of its last complete read
 # holds its removals back until a later run sees the same.
 DEFAULT_SHRINK_GUARD = 0.5
-# Children a run asks again (conditionally) per source although their index lastmod says
-# they did not change, the longest unchecked first: an index that lies is caught within
-# (children / this) runs, for a few requests (mostly 304s) a run.
-DEFAULT_RECHECK = 4
+# The recheck sample's default (Incremental.recheck None), per source and run: children that
+# answer conditional requests are asked again up to RECHECK_ANSWERING a run (a 304 has no
+# body); the others by a byte budget of RECHECK_SHARE of the source's size, carried over
+# from run to run, and at least one every RECHECK_EVERY runs (docs/incremental.md).
+RECHECK_SHARE = 0.02
+RECHECK_ANSWERING = 4
+RECHECK_EVERY = 5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,18 +204,19 @@ class Incremental:
     # Seconds a run waits for another run holding the same state file to end; past it (and
     # at once with 0) the reader raises StateLocked.
     wait: float = 0.0
-    # Per source and run (with trust_lastmod auto): this many of the children it would skip
-    # on their index lastmod are asked again conditionally, the longest unchecked first (0:
-    # none), so that a child that changed without its index saying so is found and the
-    # source's lastmods distrusted.
-    recheck: int = DEFAULT_RECHECK
+    # Per source and run (with trust_lastmod auto): children it would skip on their index
+    # lastmod that are asked again conditionally, the longest unchecked first, so that a
+    # child that changed without its index saying so is found and the source's lastmods
+    # distrusted. None: by a byte budget (RECHECK_SHARE of the source's size a run); N: N
+    # children, whatever they cost; 0: none.
+    recheck: int | None = None
 
     def __post_init__(self) -> None:
         if not self.max_age >= 0:
             raise ValueError("Incremental.max_age must not be negative")
         if not self.wait >= 0:
             raise ValueError("Incremental.wait must not be negative")
-        if self.recheck < 0:
+        if self.recheck is not None and self.recheck < 0:
             raise ValueError("Incremental.recheck must not be negative")
         if not isinstance(self.trust_lastmod, TrustLastmod):
             object.__setattr__(self, "trust_lastmod", TrustLastmod(self.trust_lastmod))

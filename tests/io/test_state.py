@@ -35,6 +35,7 @@ from sitemap_reader import (
 )
 from sitemap_reader._cli import main
 from sitemap_reader._io._state._file import APPLICATION_ID, SCHEMA_VERSION
+from sitemap_reader._io._state._recheck import Credit, Server
 from sitemap_reader._io._state._store import ChangeFeedStore
 from tests.support.http_site import Served, ThreadedServer, sitemapindex, text, urlset, xml
 
@@ -271,7 +272,7 @@ def test_sqlite_file_is_wal_with_versioned_schema(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
 
 
 # The first schema exactly as it shipped: frozen here, so editing the migration breaks this.
@@ -313,6 +314,9 @@ def test_a_store_of_the_first_schema_opens_and_is_migrated(tmp_path: Path) -> No
                 "https://s.example/index.xml",
             ),
         )
+        # Schema 4: the recheck budget's sizes come from the rows as they were; no credit yet.
+        assert store.recheck_source("https://s.example/index.xml") == (300, Server())
+        assert store.credit("https://s.example/index.xml") == Credit()
         read(store, "https://s.example/a.xml", ("https://s.example/1", None))
         assert feed(store) == [("new", "https://s.example/1")]
     with sqlite3.connect(path) as db:
@@ -531,7 +535,7 @@ def test_cli_bare_state_uses_the_default_file(
     assert main(["state", "show"]) == 0
 
     out = capsys.readouterr().out
-    assert out.startswith(str(tmp_path / "xdg" / "sitemap-reader" / "state.sqlite") + ": schema 3")
+    assert out.startswith(str(tmp_path / "xdg" / "sitemap-reader" / "state.sqlite") + ": schema 4")
 
 
 def test_cli_state_show_lists_documents(

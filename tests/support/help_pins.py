@@ -121,7 +121,9 @@ options:
                         the same; 0 or off: no guard (0.5)
   --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
                         their index lastmod would skip, the longest unchecked first, to catch an
-                        index whose lastmods lie; 0: none (4)
+                        index whose lastmods lie; 0: none (default: up to 4 that answer 304, the
+                        others within 2% of the site's bytes a run on average, at least one every
+                        5 runs)
   --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
                         for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
 
@@ -235,7 +237,9 @@ options:
                         the same; 0 or off: no guard (0.5)
   --recheck N           with --state: per source, ask again (conditionally) N of the sitemaps that
                         their index lastmod would skip, the longest unchecked first, to catch an
-                        index whose lastmods lie; 0: none (4)
+                        index whose lastmods lie; 0: none (default: up to 4 that answer 304, the
+                        others within 2% of the site's bytes a run on average, at least one every
+                        5 runs)
   --wait DURATION       with --state: when another run holds the state file, wait up to DURATION
                         for it to end instead of exiting 2 at once: 30m, 2h, 1d or plain seconds
 

@@ -91,6 +91,17 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     ALTER TABLE pending ADD COLUMN held TEXT;
     """,
+    # 4: the recheck sample's byte budget: whether each document's server answered its last
+    # conditional request with 304, and each source's credit carried from run to run.
+    """
+    ALTER TABLE sitemaps ADD COLUMN answers INTEGER;  -- 1: 304; 0: its whole body again; NULL
+    CREATE TABLE recheck (
+        source TEXT PRIMARY KEY,             -- a source's first document (a sitemaps.url)
+        credit INTEGER NOT NULL,             -- bytes the next run may spend
+        idle   INTEGER NOT NULL,             -- runs in a row that asked no costly child
+        at     TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 CACHE_KIB = 8_192  # SQLite page cache per database (main, temp), in KiB: time is the same with more

@@ -11,10 +11,11 @@ The rules, per document named by URL (``url`` keys are normalised by the walk):
   incomplete, so neither a 304 nor the same bytes could say it is unchanged;
 * a child whose index lastmod equals the one recorded at its last complete read is not
   fetched, unless its last check is older than ``max_age``: then it is asked conditionally;
-* except that each run under ``trust_lastmod`` auto asks conditionally, per source,
-  ``recheck`` of the children it would skip, the longest unchecked first (the store's ``checked_at``): every child is asked
-  within (children / recheck) runs, so an index that does not bump the lastmod of a child
-  that changed is caught (the ``hidden`` signal: the source's lastmods are distrusted);
+* except that each run under ``trust_lastmod`` auto asks conditionally, per source, a
+  sample of the children it would skip, the longest unchecked first (the store's
+  ``checked_at``): ``recheck`` of them, or by default as many as its byte budget allows
+  (:mod:`._recheck`); the sample rotates, so an index that does not bump the lastmod of a
+  child that changed is caught (the ``hidden`` signal: the source's lastmods are distrusted);
 * every other fetch is conditional when a state is recorded; 304 means unchanged;
 * a sitemap with entries whose recorded digest is known is held back (spooled) until its
   body is in: the same bytes again mean unchanged, and nothing is parsed or emitted;
@@ -26,6 +27,7 @@ The rules, per document named by URL (``url`` keys are normalised by the walk):
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -46,6 +48,7 @@ from ..._base._models import (
 from ..._base._run import Progress
 from ..._core._walk._trust import ACROSS_RUNS, LastmodStats, add, judge
 from .._http._response import FetchResult
+from ._recheck import Sample, choose
 from ._shrink import ShrinkGuard
 from ._store import ChangeFeedStore, LedgerStore, StateStore
 
@@ -102,8 +105,14 @@ class Tracker:
         # Per source: its documents' counts summed as they come, for the running verdict
         # (summing them all again for every document would grow with the square of a run).
         self._totals: dict[str, dict[str, int]] = {}
-        # Children to ask again although their index lastmod did not move (Incremental.recheck).
-        self._recheck: set[str] = set()
+        # Children to ask again although their index lastmod did not move (Incremental.recheck),
+        # each with its source's first document; those asked so far; per source, the sample
+        # chosen by the byte budget and the bytes its children received.
+        self._recheck: dict[str, str] = {}
+        self._asked: dict[str, str] = {}
+        self._sampled: set[str] = set()
+        self._samples: dict[str, Sample] = {}
+        self._spent: dict[str, int] = {}
 
     # -- sources ---------------------------------------------------------------------------
 
@@ -115,13 +124,37 @@ class Tracker:
         if self.guard is not None:
             self.guard.begin(root, key)
         policy = self.policy
-        if self.ledger is not None and policy.recheck and policy.trust_lastmod is TrustLastmod.AUTO:
+        if policy.recheck != 0 and policy.trust_lastmod is TrustLastmod.AUTO:
             # Only auto judges lastmods: always takes them on faith, never asks everything.
-            self._recheck.update(self.ledger.oldest_under(key, policy.recheck))
+            self._sample(key)
         if self.ledger is not None:
             known = self.ledger.verdict("source", root)
             if known is not None and known.verdict is Trust.UNTRUSTED:
                 self._distrust(root, known)
+
+    def _sample(self, key: str) -> None:
+        """Choose the children below ``key`` (a source's first document) to ask again."""
+        ledger = self.ledger
+        if ledger is None or key in self._sampled:
+            return
+        self._sampled.add(key)
+        count = self.policy.recheck
+        if count is not None:
+            urls = ledger.oldest_under(key, count)
+        else:
+            size, server = ledger.recheck_source(key)
+            with contextlib.closing(ledger.recheck_pool(key)) as pool:
+                sample = choose(pool, size=size, credit=ledger.credit(key), server=server)
+            self._samples[key] = sample
+            urls = list(sample.urls)
+        for url in urls:
+            self._recheck.setdefault(url, key)
+
+    def _spend(self, url: str, result: FetchResult) -> None:
+        """``url``'s fetch ended: what it received counts against its sample's budget."""
+        key = self._asked.pop(url, None)
+        if key is not None:
+            self._spent[key] = self._spent.get(key, 0) + result.bytes
 
     def _distrust(self, root: str, trust: LastmodTrust) -> None:
         if self.policy.trust_lastmod is TrustLastmod.AUTO:
@@ -132,6 +165,8 @@ class Tracker:
         shrink guard; the Problems that say what it held or handed out."""
         at = now()
         if self.ledger is not None:
+            for key, sample in self._samples.items():
+                self.ledger.set_credit(key, sample.after(self._spent.get(key, 0)), at)
             for root in self._sources:
                 counts = add(*(c for u, c in self._signals.items() if self._root_of[u] == root))
                 if counts:
@@ -158,8 +193,8 @@ class Tracker:
         fresh = (now() - state.checked_at).total_seconds() <= policy.max_age
         if fresh and lastmod is not None and lastmod == state.lastmod and self._trusts(root):
             if url in self._recheck:
-                # Sampled: its index may lie; a 304 costs little, and a change is found.
-                self._recheck.discard(url)
+                # Sampled: its index may lie; asked conditionally, a change is found.
+                self._asked[url] = self._recheck.pop(url)
             else:
                 self._seen(url, root, None)
                 return Plan(state, skip=True)
@@ -192,6 +227,7 @@ class Tracker:
         removed. Any other read to its end is recorded ``partial``: what it read adds, and
         nothing is removed.
         """
+        self._spend(url, result)
         if result.error is not None or not result.read or status not in (Status.OK, Status.PARTIAL):
             if self.feed is not None:
                 self.feed.discard(url)
@@ -301,7 +337,14 @@ class Tracker:
         self, url: str, lastmod: datetime | None, result: FetchResult, root: str = ""
     ) -> LastmodTrust | None:
         """``url`` answered 304, or the same bytes: unchanged as of now. Its verdict."""
+        self._spend(url, result)
         prior = self.store.get(url)
+        if self.ledger is not None and prior is not None:
+            # Whether its server answers conditional requests: what a recheck would cost.
+            if result.status == 304:
+                self.ledger.answered(url, True)
+            elif prior.etag or prior.last_modified:  # they were sent, and the body came whole
+                self.ledger.answered(url, False)
         moved = prior is not None and None not in (lastmod, prior.lastmod)
         moved = moved and prior is not None and lastmod != prior.lastmod
         at = now()

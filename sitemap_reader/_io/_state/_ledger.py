@@ -1,20 +1,23 @@
 """The state store's ledger: the shrink guard's holds and the verdicts on lastmods.
 
 What :class:`~._state_sqlite.SqliteStateStore` keeps beside its documents and entries for
-the walk's judgements (:mod:`._shrink`, :mod:`.._core._trust`): a shrink held back, per
-sitemap or source, with the counts that made it; each verdict on a sitemap's or source's
-lastmods; and the documents a source held when a run began, to hold its removals back.
+the walk's judgements (:mod:`._shrink`, :mod:`.._core._trust`, :mod:`._recheck`): a shrink
+held back, per sitemap or source, with the counts that made it; each verdict on a sitemap's
+or source's lastmods; the documents a source held when a run began, to hold its removals
+back; and each source's recheck credit.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..._base._models import LastmodTrust, Trust
+from ._recheck import Candidate, Credit, Server
 
 if TYPE_CHECKING:  # the connection is the store's: a run with no state file loads no sqlite3
     import sqlite3
@@ -74,6 +77,63 @@ class Ledger:
                 (url, url, limit),
             ).fetchall()
         return [row[0] for row in rows]
+
+    def recheck_pool(self, url: str) -> Generator[Candidate, None, None]:
+        """The documents below ``url`` that a run may skip on their index lastmod, the
+        longest unchecked first, as the recheck budget weighs them. Close the iterator
+        (``contextlib.closing``) when leaving it early."""
+        with self._guard():
+            cursor = self._db.execute(
+                f"{_UNDER} SELECT s.url, s.bytes, s.etag IS NOT NULL OR s.last_modified IS NOT "
+                "NULL, s.answers FROM under JOIN sitemaps AS s ON s.id = under.id "
+                "WHERE s.url <> ? AND s.status = 'ok' AND s.lastmod IS NOT NULL "
+                "ORDER BY s.checked_at, s.url",
+                (url, url),
+            )
+            try:
+                while rows := cursor.fetchmany(_PAGE):
+                    for child, size, validated, answers in rows:
+                        yield Candidate(
+                            child, size, bool(validated), None if answers is None else bool(answers)
+                        )
+            finally:
+                cursor.close()
+
+    def recheck_source(self, url: str) -> tuple[int, Server]:
+        """The size of the documents below ``url`` (``url`` included) at their last reads,
+        and what they said of conditional requests."""
+        with self._guard():
+            size, answers, ignores = self._db.execute(
+                f"{_UNDER} SELECT coalesce(sum(s.bytes), 0), coalesce(max(s.answers = 1), 0), "
+                "coalesce(max(s.answers = 0), 0) FROM under JOIN sitemaps AS s ON s.id = under.id",
+                (url,),
+            ).fetchone()
+        return int(size), Server(answers=bool(answers), ignores=bool(ignores))
+
+    def answered(self, url: str, answers: bool) -> None:
+        """``url``'s conditional request was answered with 304 (True) or with its whole,
+        unchanged body (False)."""
+        with self._guard():
+            self._db.execute(
+                "UPDATE sitemaps SET answers = ? WHERE url = ? AND status IS NOT NULL",
+                (int(answers), url),
+            )
+
+    def credit(self, source: str) -> Credit:
+        """The recheck credit carried to this run by the source whose first document is
+        ``source``."""
+        with self._guard():
+            row = self._db.execute(
+                "SELECT credit, idle FROM recheck WHERE source = ?", (source,)
+            ).fetchone()
+        return Credit() if row is None else Credit(bytes=row[0], idle=row[1])
+
+    def set_credit(self, source: str, credit: Credit, at: datetime) -> None:
+        with self._guard():
+            self._db.execute(
+                "INSERT OR REPLACE INTO recheck (source, credit, idle, at) VALUES (?, ?, ?, ?)",
+                (source, credit.bytes, credit.idle, at.isoformat()),
+            )
 
     def hold_removals(self, source: str) -> int:
         """Hold back the pending removals of URLs last listed by what ``source`` held at
@@ -156,6 +216,8 @@ class Ledger:
                 )
             ]
 
+
+_PAGE = 256  # recheck candidates fetched at a time
 
 # The documents under one (by sitemaps.id), itself included: a recursive walk of children.
 _UNDER = """

@@ -337,7 +337,7 @@ class SqliteStateStore(Ledger):
             # The row stays (its id names it in pending); its state is gone.
             db.execute(
                 "UPDATE sitemaps SET status = NULL, etag = NULL, last_modified = NULL, "
-                "digest = NULL, tracked = 0 WHERE id = ?",
+                "digest = NULL, tracked = 0, answers = NULL WHERE id = ?",
                 (sid,),
             )
 

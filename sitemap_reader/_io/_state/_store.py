@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -27,6 +27,7 @@ from ..._base._models import Entry, EntryChange, LastmodTrust, SitemapState
 
 if TYPE_CHECKING:
     from ._ledger import Hold
+    from ._recheck import Candidate, Credit, Server
 
 STATE_FILE_NAME = "state.sqlite"
 
@@ -97,9 +98,9 @@ class ChangeFeedStore(StateStore, Protocol):
 
 @runtime_checkable
 class LedgerStore(StateStore, Protocol):
-    """A store that also keeps the walk's judgements: the shrink guard's holds and the
-    verdicts on lastmods (:mod:`._state_ledger`). Without one, removals are not guarded and
-    verdicts last one run."""
+    """A store that also keeps the walk's judgements: the shrink guard's holds, the
+    verdicts on lastmods and the recheck credit (:mod:`._state_ledger`). Without one,
+    removals are not guarded, verdicts last one run and no child is asked again."""
 
     def urls_under(self, url: str) -> int:
         """URLs the change feed lists for the document ``url`` and every document below it."""
@@ -109,6 +110,21 @@ class LedgerStore(StateStore, Protocol):
 
     def oldest_under(self, url: str, limit: int) -> list[str]:
         """Up to ``limit`` skippable documents below ``url``, the longest unchecked first."""
+
+    def recheck_pool(self, url: str) -> Generator[Candidate, None, None]:
+        """The skippable documents below ``url``, the longest unchecked first, weighed."""
+
+    def recheck_source(self, url: str) -> tuple[int, Server]:
+        """The size of ``url`` and what is below it; what they said of conditional requests."""
+
+    def answered(self, url: str, answers: bool) -> None:
+        """Record how ``url``'s server answered its conditional request (True: 304)."""
+
+    def credit(self, source: str) -> Credit:
+        """The recheck credit the source (its first document ``source``) carried over."""
+
+    def set_credit(self, source: str, credit: Credit, at: datetime) -> None:
+        """Record the recheck credit the source carries to its next run."""
 
     def hold_removals(self, source: str) -> int:
         """Hold back the pending removals of what ``source`` held at :meth:`begin_source`."""
