@@ -81,10 +81,13 @@ class TrustSite:
 
 
 class StaticServer:
-    """``root``'s subdirectories served on 127.0.0.1 from a thread: ``/<kind>/...``."""
+    """``root``'s subdirectories served on 127.0.0.1 from a thread: ``/<kind>/...``. With
+    ``validators`` False, the files go out with no ETag or Last-Modified (and a conditional
+    request gets the whole file), as from a server that generates its sitemaps."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, validators: bool = True) -> None:
         self.root = root
+        self.validators = validators
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -103,9 +106,19 @@ class StaticServer:
 
     async def _start(self) -> int:
         app = web.Application()
-        app.router.add_static("/", self.root)
+        if self.validators:
+            app.router.add_static("/", self.root)
+        else:
+            app.router.add_get("/{path:.+}", self._plain)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         return int(self._runner.addresses[0][1])
+
+    async def _plain(self, request: web.Request) -> web.Response:
+        path = (self.root / request.match_info["path"]).resolve()
+        if not path.is_relative_to(self.root.resolve()) or not path.is_file():
+            raise web.HTTPNotFound()
+        kind = "text/plain" if path.suffix == ".txt" else "application/xml"
+        return web.Response(body=path.read_bytes(), content_type=kind)

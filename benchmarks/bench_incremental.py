@@ -11,7 +11,9 @@ process (wall time and peak RSS from ``os.wait4``), on one state file:
    skipped by its index lastmod;
 3. one changed: as 2, after one child's recorded lastmod was moved back a day and its
    digest dropped, which is what the store holds after that file changed on the server (the
-   loopback site's content is fixed, so the change is made on the reader's side).
+   loopback site's content is fixed, so the change is made on the reader's side);
+4. ``--unchanged N`` more runs with nothing changed (10 by default): what the recheck sample
+   costs over runs (children without validators are fetched whole, within its byte budget).
 
 A pass drives ``SitemapReader`` and counts records (no output, so the cold pass is not
 slowed by serialisation and the fractions are conservative) and reports the exact bytes
@@ -24,13 +26,8 @@ lying index, a build-stamped one; CHILDREN x URLS_PER_CHILD each, served from fi
 rewritten between runs), each read three times on a fresh state file under each
 ``--trust-lastmod``: cold, a second run (nothing changed; the stamped site is rebuilt with
 new stamps), and a third after one child gained a URL (a served file changed). For each: the
-bytes received, the walk time, and whether the third run found the new URL. Then the
-recheck figures: the ``silent`` site (frozen index lastmods, entries without lastmods, so
-no single read shows the lie), read cold, then one child gains a URL and the site is read
-again (``trust_lastmod`` auto) until that URL is emitted: for ``Incremental.recheck`` of
-0, 1, the default and 8, the runs that took (with the child that the sample reaches last,
-the worst case), whether the source's lastmods were then distrusted, and the requests and
-bytes of the first run after the change (the sample answered with 304s).
+bytes received, the walk time, and whether the third run found the new URL. The recheck
+sample's figures by site size are ``bench_recheck.py``'s.
 
     python benchmarks/bench_incremental.py
     python benchmarks/bench_incremental.py --changes
@@ -58,8 +55,6 @@ from _bytecode import compile_package
 from _trust_sites import KINDS, StaticServer, TrustSite
 
 import sitemap_reader as sr
-
-DEFAULT_RECHECK = sr.Incremental().recheck
 
 # -- one pass (in its own process) --------------------------------------------------------------
 
@@ -138,6 +133,10 @@ def row(name: str, r: dict[str, object]) -> str:
     )
 
 
+def number(r: dict[str, object], key: str) -> float:
+    return float(r[key])  # type: ignore[arg-type]
+
+
 def fraction(part: dict[str, object], whole: dict[str, object], key: str) -> str:
     return f"{float(part[key]) / float(whole[key]):.2%}"  # type: ignore[arg-type]
 
@@ -147,6 +146,9 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=20)
     parser.add_argument("--urls-per-child", type=int, default=50_000)
     parser.add_argument("--changes", action="store_true", help="also time the change feed")
+    parser.add_argument(
+        "--unchanged", type=int, default=10, help="more runs with nothing changed, at the end"
+    )
     parser.add_argument(
         "--trust-sites", action="store_true", help="the lastmod trust figures instead"
     )
@@ -169,10 +171,10 @@ def main() -> None:
         bench_site.site_served(args.children, args.urls_per_child) as url,
     ):
         print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
-        run(url, Path(tmp), args.changes, args.children)
+        run(url, Path(tmp), args.changes, args.children, args.unchanged)
 
 
-def run(url: str, tmp: Path, changes: bool, children: int) -> None:
+def run(url: str, tmp: Path, changes: bool, children: int, unchanged: int) -> None:
     print(row("no store (reference)", library_pass(url, "-")), flush=True)
     state = tmp / "state.sqlite"
     cold = library_pass(url, state)
@@ -192,6 +194,14 @@ def run(url: str, tmp: Path, changes: bool, children: int) -> None:
         f"{fraction(one, cold, 'seconds')} of its process time "
         f"({fraction(one, cold, 'walk_seconds')} of its walk time)"
     )
+    if unchanged:
+        more = [number(library_pass(url, state), "bytes") for _ in range(unchanged)]
+        whole, base = number(cold, "bytes"), number(warm, "bytes")
+        print(
+            f"{unchanged} more unchanged runs: {sum(more) / unchanged / whole:.2%} of the cold "
+            f"bytes a run on average, {max(more) / whole:.2%} at most ("
+            f"{sum(b > base for b in more)} of them asked a child again: the recheck sample)"
+        )
 
     cli_state = tmp / "cli.sqlite"
     cli_cold = cli_pass(url, cli_state)
@@ -217,11 +227,9 @@ def run(url: str, tmp: Path, changes: bool, children: int) -> None:
 # -- lastmod trust: three sites whose served files change ----------------------------------------
 
 
-async def trust_pass(
-    url: str, state: Path, mode: str, recheck: int = DEFAULT_RECHECK
-) -> tuple[int, float, set[str], str]:
+async def trust_pass(url: str, state: Path, mode: str) -> tuple[int, float, set[str], str]:
     """One run: bytes received, walk seconds, the URLs emitted, why lastmods were distrusted."""
-    incremental = sr.Incremental(trust_lastmod=sr.TrustLastmod(mode), recheck=recheck)
+    incremental = sr.Incremental(trust_lastmod=sr.TrustLastmod(mode))
     config = dataclasses.replace(sr.DEFAULT_CONFIG, incremental=incremental)
     locs: set[str] = set()
     start = time.perf_counter()
@@ -262,41 +270,6 @@ def trust_figures(children: int, urls: int) -> None:
                     f"{found:5}  {why}",
                     flush=True,
                 )
-        recheck_figures(children, urls, server, Path(tmp))
-
-
-def recheck_figures(children: int, urls: int, server: StaticServer, tmp: Path) -> None:
-    """Runs until a child changed behind a frozen index lastmod is found, per recheck."""
-    print(f"\nsilent site: {children} x {urls:,} URLs; the child the sample reaches last changes")
-    print(f"{'recheck':>7} {'runs to find':>12} {'bound':>5}  distrusted  1st run")
-    for recheck in sorted({0, 1, DEFAULT_RECHECK, 8}):
-        name = f"silent-{recheck}"
-        base = f"http://127.0.0.1:{server.port}/{name}"
-        site = TrustSite("silent", tmp / name, base, children, urls)
-        state = tmp / f"{name}.sqlite"
-        site.build(datetime.now(timezone.utc))
-        cold = asyncio.run(trust_pass(f"{base}/robots.txt", state, "auto", recheck))[0]
-        bound = -(-children // recheck) if recheck else None
-        # The sample goes oldest checked first: the child checked last in the cold run.
-        with sr.SqliteStateStore(state) as store:
-            kids = [s for s in store.states() if s.url.endswith(".xml") and "/c" in s.url]
-        last = max(kids, key=lambda s: (s.checked_at, s.url)).url
-        gained = site.change(int(last.rsplit("/c", 1)[1].removesuffix(".xml")))
-        site.build(datetime.now(timezone.utc))
-        runs, found, why, spent = 0, False, "", 0
-        while not found and runs < (bound or 3) + 1:
-            got, _, locs, why = asyncio.run(
-                trust_pass(f"{base}/robots.txt", state, "auto", recheck)
-            )
-            runs += 1
-            found = gained in locs
-            spent = got if runs == 1 else spent  # robots.txt, the index, the sample's 304s
-        said = f"{runs}" if found else f"not in {runs}"
-        print(
-            f"{recheck:>7} {said:>12} {bound or '-':>5}  {'yes' if why else 'no':10}  "
-            f"{min(recheck, children)} requests, {spent:,} B ({spent / cold:.2%} of cold)",
-            flush=True,
-        )
 
 
 if __name__ == "__main__":
