@@ -6,13 +6,24 @@ source's bytes a run, carried over, and at least one every 5 runs. A real aiohtt
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import Incremental, Progress, SitemapReader, SqliteStateStore, StateStore
 from sitemap_reader._base._config import RECHECK_ANSWERING, RECHECK_EVERY, RECHECK_SHARE
-from tests.support.http_site import FAST, Run, Served, serve, sitemapindex, urlset, xml
+from sitemap_reader._cli import main
+from tests.support.http_site import (
+    FAST,
+    Run,
+    Served,
+    ThreadedServer,
+    serve,
+    sitemapindex,
+    urlset,
+    xml,
+)
 from tests.support.incremental import Validated
 
 DEFAULT = dataclasses.replace(FAST, incremental=Incremental())  # the recheck as shipped
@@ -170,3 +181,22 @@ async def test_a_hidden_change_is_found_within_every_runs_per_child(
     assert [n for n, r in enumerate(rounds, 2) if r] == [6, 11, 16]
     assert all(len(r) <= 1 for r in rounds)
     assert s.a("/index.xml") in progress.distrusted  # a hidden change: lastmods distrusted
+
+
+def test_the_command_line_rechecks_by_the_budget_unless_given_a_count(tmp_path: Path) -> None:
+    """``dump --state``: a re-run of a 20-child site without validators fetches no child
+    again (4 a run did); ``--recheck 4`` still asks 4 (whole), ``--recheck 0`` none."""
+    state = str(tmp_path / "state.sqlite")
+    with ThreadedServer() as s:
+        kids = site(s, 20)
+
+        def dump(*options: str) -> list[int]:
+            before = asked(kids)
+            argv = ["dump", s.a("/index.xml"), "--state", state, "-o", os.devnull, *options]
+            assert main(argv) == 0
+            return since(before, kids)
+
+        assert len(dump()) == 20  # cold
+        assert dump() == []  # the budget: 2% of the site covers no child yet
+        assert len(dump("--recheck", "4")) == 4
+        assert dump("--recheck", "0") == []
