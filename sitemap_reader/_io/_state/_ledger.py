@@ -94,7 +94,10 @@ class Ledger:
                 while rows := cursor.fetchmany(_PAGE):
                     for child, size, validated, answers in rows:
                         yield Candidate(
-                            child, size, bool(validated), None if answers is None else bool(answers)
+                            url=child,
+                            bytes=size,
+                            validated=bool(validated),
+                            answers=None if answers is None else bool(answers),
                         )
             finally:
                 cursor.close()
