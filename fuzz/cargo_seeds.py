@@ -1,7 +1,7 @@
 """Seeds and a dictionary for the crate's cargo-fuzz targets (fuzz/Cargo.toml).
 
     python -m fuzz.cargo_seeds                      # from the repository root
-    cargo +nightly fuzz run urlset_split fuzz/corpus/urlset_split -- -dict=fuzz/xml.dict
+    cargo +nightly fuzz run block_split fuzz/corpus/block_split -- -dict=fuzz/xml.dict
 
 Writes ``fuzz/corpus/<target>/`` and ``fuzz/xml.dict``, neither of them for the repository:
 the seeds are the atheris campaign's documents (``seeds.py``: the corpus files when they are
@@ -21,7 +21,7 @@ from .mutate import dictionary
 from .seeds import MADE, SEED_LEN, corpus_docs, fixture_docs
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("urlset_split", "urlset_tight", "text_split", "block_split")
+TARGETS = ("text_split", "block_split")
 
 
 def control(rng: random.Random, size: int) -> bytes:

@@ -6,8 +6,6 @@
 //!   every other block handed to expat under the same contract; its records are
 //!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.
 //! - [`lines`]: the writer of jsonl / csv / txt lines from [`record`]'s records.
-//! - [`urlset::UrlsetScanner`]: an older standalone sans-IO tokenizer of plain urlsets,
-//!   kept for its own tests and `benchmarks/bench_native.py`.
 //! - [`text::TextScanner`]: the byte work of plain-text sitemaps, which the reader uses.
 //!
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
@@ -19,14 +17,9 @@
 pub mod block;
 pub mod guard;
 pub mod lines;
-mod names;
 pub mod record;
 mod refs;
 pub mod text;
-pub mod urlset;
-
-#[cfg(test)]
-mod proptests;
 
 #[cfg(feature = "python")]
 mod py;
@@ -38,5 +31,3 @@ mod pylines;
 mod pyslots;
 #[cfg(feature = "python")]
 mod pytext;
-
-pub use urlset::{ErrorKind, ScanError, UrlRecord, UrlsetScanner, DEFAULT_MAX_TOKEN_BYTES};

@@ -1,13 +1,12 @@
 //! The text scanner's bindings: `sitemap_reader._native.TextScanner` (see `py.rs` for the
-//! module). Shaped like the urlset scanner's: the work runs with the GIL released, and a
-//! panic is caught and kept as an "internal" error, never raised as PanicException.
+//! module). The work runs with the GIL released, and a panic is caught and kept as an
+//! "internal" error, never raised as PanicException.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-use crate::guard::caught;
+use crate::guard::{caught, Panic};
 use crate::text::{TextLine, TextScanner};
-use crate::ScanError;
 
 /// A line as Python gets it: (kind, text). Kinds: [`URL`], [`NOT_UTF8`], [`TOO_LONG`].
 type Line = (u8, String);
@@ -19,7 +18,7 @@ const TOO_LONG: u8 = 2; // (its text is "")
 pub(crate) struct PyTextScanner {
     inner: TextScanner,
     closed: bool,
-    panic: Option<ScanError>, // set once a panic was caught: the scanner is not used again
+    panic: Option<Panic>, // set once a panic was caught: the scanner is not used again
 }
 
 #[pymethods]
@@ -66,8 +65,8 @@ impl PyTextScanner {
     /// ("internal", 0, message) once a panic was caught, else None: lines have no faults.
     #[getter]
     fn error(&self) -> Option<(&'static str, u64, String)> {
-        let error = self.panic.as_ref()?;
-        Some((error.kind.as_str(), error.offset, error.message.clone()))
+        let panic = self.panic.as_ref()?;
+        Some(("internal", 0, panic.message.clone()))
     }
 }
 

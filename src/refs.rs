@@ -2,10 +2,10 @@
 //! Nothing else is an entity here: no DTD is read, so any other name is an error.
 
 /// The fault of a '&' that no reference follows ("& ", or "&x" and no ';' before '<').
-pub(crate) const UNCLOSED: &str = "a '&' that starts no reference (no ';' ends it; write &amp;)";
+const UNCLOSED: &str = "a '&' that starts no reference (no ';' ends it; write &amp;)";
 
-/// Whether `b` can be in the name of a reference (what the tokenizer waits for).
-pub(crate) fn is_name_byte(b: u8) -> bool {
+/// Whether `b` can be in the name of a reference.
+fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"#._:-".contains(&b) || b >= 0x80
 }
 
@@ -45,14 +45,8 @@ fn valid_digits(digits: &str, radix: u32) -> bool {
 }
 
 /// XML 1.0's Char production (surrogates cannot be a `char`).
-pub(crate) fn is_xml_char(c: char) -> bool {
+fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | ' '..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
-/// The first byte of `text` that XML forbids (the C0 controls but tab, LF and CR).
-pub(crate) fn forbidden_control(text: &[u8]) -> Option<usize> {
-    text.iter()
-        .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 #[cfg(test)]
@@ -85,11 +79,5 @@ mod tests {
         ] {
             assert!(resolve(name).is_err(), "{name}");
         }
-    }
-
-    #[test]
-    fn controls() {
-        assert_eq!(forbidden_control(b"a\tb\r\nc"), None);
-        assert_eq!(forbidden_control(b"ab\x01"), Some(2));
     }
 }

@@ -108,25 +108,6 @@ pub fn check<S: Chunked>(input: &[u8], max_token_bytes: usize) {
     }
 }
 
-/// The crate's urlset tokenizer.
-impl Chunked for sitemap_reader_native::UrlsetScanner {
-    type Record = sitemap_reader_native::UrlRecord;
-    type Verdict = sitemap_reader_native::ErrorKind;
-
-    fn with_token_bound(max_token_bytes: usize) -> Self {
-        Self::new(max_token_bytes)
-    }
-    fn feed(&mut self, data: &[u8]) -> Vec<Self::Record> {
-        self.feed(data)
-    }
-    fn close(&mut self) -> Vec<Self::Record> {
-        self.close()
-    }
-    fn verdict(&self) -> Option<Self::Verdict> {
-        self.error().map(|e| e.kind)
-    }
-}
-
 /// The crate's text scanner: its lines, and at the end what it counted.
 impl Chunked for sitemap_reader_native::text::TextScanner {
     type Record = sitemap_reader_native::text::TextLine;
@@ -320,13 +301,5 @@ mod tests {
         let whole = read::<BlockRun>(&[doc], 1 << 20);
         let split = read::<BlockRun>(&[&doc[..32], &doc[32..]], 1 << 20);
         assert_eq!((whole.0.len(), split.0.len()), (0, 1)); // (expat reads it when whole)
-    }
-
-    #[test]
-    fn a_urlset_agrees_with_itself() {
-        let doc = b"<urlset><url><loc>https://a.example/&#97;</loc></url></urlset>";
-        let mut input = vec![0x81, 5, 0, 9, 0, 30, 0]; // 129 % 9 = three cuts; bytewise
-        input.extend_from_slice(doc);
-        check::<sitemap_reader_native::UrlsetScanner>(&input, 1 << 20);
     }
 }

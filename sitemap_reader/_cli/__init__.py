@@ -37,7 +37,7 @@ from ._output import OutputError, drop_stdout
 
 class _Version(argparse.Action):
     """``--version``, naming the cores that run (the compiled one is far faster, so a report
-    must say which it was); the tokenizer is imported only when it is asked for."""
+    must say which it was); the chooser (``_tokenizer``) is imported only when asked for."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
         super().__init__(

@@ -1,7 +1,7 @@
 """Documents parsed in threads (``ReaderConfig.parse_threads``): the same events and reports
 as inline, two documents parsed at once, one document's calls one at a time and in order, a
 fault, a cancel and a budget as inline, the threads joined; and the premise, that a compiled
-feed releases the GIL."""
+read of dump's lines releases the GIL."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ import asyncio
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sized
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import (
+    Entry,
     Limits,
     ReaderConfig,
     SitemapParser,
@@ -29,9 +30,7 @@ from sitemap_reader import (
 from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
 from sitemap_reader._core import _parser
-from sitemap_reader._core._xml import _tokenizer
-from sitemap_reader._core._xml._tokenizer import COMPILED
-from sitemap_reader._core._xml._urlscan import PyUrlsetScanner
+from sitemap_reader._core._xml._tokenizer import COMPILED, ENTRIES
 from sitemap_reader._io._walk import _body, _local
 from sitemap_reader._io._walk._threads import ParseThreads, threads_for
 from tests.support.helpers import SITEMAP_NS, mixed
@@ -470,10 +469,11 @@ def test_the_parse_threads_option(given: str, expected: int | None) -> None:
     assert _options.config(parser.parse_args(["dump", "x.xml"])).parse_threads is None
 
 
-# -- the premise: a compiled feed releases the GIL ---------------------------------------------
+# -- the premise: a compiled read of dump's lines releases the GIL --------------------------
 
 
 URLS = 200_000  # about 23 MB: a third of a second of compiled work
+BIG = Limits(max_urls=URLS)
 # Feeds of 4 MiB: each leaves the GIL free long enough for the watcher's thread to be
 # scheduled on a busy machine (it must take the GIL before the feed takes it back).
 FEED = 4 << 20
@@ -501,9 +501,21 @@ def no_forced_switch() -> Iterator[None]:
         sys.setswitchinterval(before)
 
 
-def runs_during_feeds(scanner: _tokenizer.Scanner, data: bytes) -> tuple[bool, int]:
+def entries_in(events: Iterable[Any]) -> int:
+    """The entries among ``events``: a run of compiled records (``ENTRIES``) counts its own."""
+    runs = ENTRIES or ()
+    count = 0
+    for event in events:
+        if isinstance(event, runs):
+            count += len(cast("Sized", event))
+        elif isinstance(event, Entry):
+            count += 1
+    return count
+
+
+def runs_during_feeds(parser: SitemapParser, data: bytes) -> tuple[bool, int]:
     """Whether a Python thread, woken just before ``data`` is fed (FEED bytes a call), ran while
-    the feeds were under way; and the records they gave."""
+    the feeds were under way; and the entries they gave."""
     feeding = [True]
     saw: list[bool] = []
     go = threading.Event()
@@ -517,27 +529,31 @@ def runs_during_feeds(scanner: _tokenizer.Scanner, data: bytes) -> tuple[bool, i
     go.set()  # it wants the GIL from here; only a release before the join gives it
     records = 0
     for start in range(0, len(data), FEED):
-        records += len(scanner.feed(data[start : start + FEED]))
-    records += len(scanner.close())
+        records += entries_in(parser.feed(data[start : start + FEED]))
+    records += entries_in(parser.close())
     feeding[0] = False
     watcher.join(timeout=60)
     return saw == [True], records
 
 
-@pytest.mark.skipif(not _tokenizer.COMPILED, reason="the compiled core is not built or is off")
-def test_a_compiled_feed_releases_the_gil(no_forced_switch: None) -> None:
-    """A Python thread runs while ``_native.UrlsetScanner.feed`` works on a large urlset:
-    the scan runs detached from the interpreter (py.detach), so a thread parsing a
-    document leaves the GIL to the event loop and to the other parse threads."""
-    ran, records = runs_during_feeds(_tokenizer.UrlsetScanner(), big_urlset(URLS))
+@pytest.mark.skipif(not COMPILED, reason="the compiled core is not built or is off")
+def test_a_compiled_read_of_lines_releases_the_gil(no_forced_switch: None) -> None:
+    """A Python thread runs while a parser made for dump's lines reads a large urlset: the
+    compiled block scanner runs detached from the interpreter (py.detach) and keeps its
+    records in Rust, so a thread parsing a document leaves the GIL to the event loop and to
+    the other parse threads (what ``threads_for(..., lines=True)`` counts on)."""
+    parser = SitemapParser("https://example.com/sitemap.xml", limits=BIG, lines=True)
+    ran, records = runs_during_feeds(parser, big_urlset(URLS))
     assert records == URLS
     assert ran
 
 
 def test_the_gil_check_tells_a_held_gil(no_forced_switch: None) -> None:
-    """The check above is no tautology: through the Python reference scanner, which holds
-    the GIL throughout, the watcher does not run until the feeds are over."""
+    """The check above is no tautology: through the exact path (expat and the Python record
+    builders), which holds the GIL throughout, the watcher does not run until the feeds are
+    over."""
     data = big_urlset(20_000)
-    ran, records = runs_during_feeds(PyUrlsetScanner(), data)
+    parser = SitemapParser("https://example.com/sitemap.xml", limits=BIG, fast=False)
+    ran, records = runs_during_feeds(parser, data)
     assert records == 20_000
     assert not ran

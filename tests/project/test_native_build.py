@@ -62,20 +62,24 @@ def test_the_compiled_core_is_in_use_under_ci() -> None:
 
 def test_the_environment_variable_selects_the_python_core() -> None:
     code = "from sitemap_reader._core._xml import _tokenizer as n, _scan\n"
-    code += "print(n.COMPILED, n.describe(), n.new_scanner is _scan.Scanner)"
-    assert _python(code, SITEMAP_READER_PURE="1") == "False core: python, SITEMAP_READER_PURE True"
+    code += "print(n.COMPILED, n.describe(), n.new_scanner is _scan.Scanner, n.ENTRIES)"
+    want = "False core: python, SITEMAP_READER_PURE True None"
+    assert _python(code, SITEMAP_READER_PURE="1") == want
 
 
 def test_a_missing_extension_falls_back_to_python_without_an_error() -> None:
     # sys.modules[name] = None makes "import name" raise ImportError, as a missing file does.
     code = (
         "import sys; sys.modules['sitemap_reader._native'] = None\n"
+        "from sitemap_reader import SitemapParser\n"
         "from sitemap_reader._core._xml import _tokenizer as n, _scan\n"
-        "s = n.UrlsetScanner()\n"
-        "print(n.COMPILED, s.feed(b'<urlset><url><loc>https://e.com/</loc></url></urlset>'),"
-        " n.new_scanner is _scan.Scanner)"
+        "p = SitemapParser('https://e.com/sitemap.xml')\n"
+        "ns = b'http://www.sitemaps.org/schemas/sitemap/0.9'\n"
+        "doc = b'<urlset xmlns=\"' + ns + b'\"><url><loc>https://e.com/</loc></url></urlset>'\n"
+        "events = p.feed(doc) + p.close()\n"
+        "print(n.COMPILED, [e.loc for e in events], n.new_scanner is _scan.Scanner, n.ENTRIES)"
     )
-    want = "False [('https://e.com/', None, None, None)] True"
+    want = "False ['https://e.com/'] True None"
     assert _python(code, SITEMAP_READER_PURE="") == want
     version = "import sys; sys.modules['sitemap_reader._native'] = None\n"
     version += "import sitemap_reader._cli as c; c.main(['--version'])"

@@ -2,15 +2,13 @@
 
 The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` is set
 (to anything but "" or "0") or it cannot be imported (a build without Rust, a platform
-with no wheel): then the Python code, with no error. Two pieces are chosen here:
-
-- ``new_scanner``, the fast path of ``XmlHandler`` (``._document``): the compiled
-  ``BlockScanner`` or the Python ``._scan.Scanner``, one constructor and one handover
-  contract with expat. The compiled one is given the package's record classes and record
-  functions, since ``_native`` imports nothing of the package: a block it does not judge
-  exactly as Python goes to ``emit_entry`` / ``emit_ref``, an odd block to expat.
-- ``UrlsetScanner``, the older standalone urlset tokenizer (``._urlscan`` is its Python
-  reference), kept for its own tests and ``benchmarks/bench_native.py``.
+with no wheel): then the Python code, with no error. That import alone decides
+``COMPILED``, and with it ``new_scanner``, the fast path of ``XmlHandler``
+(``._document``): the compiled ``BlockScanner`` or the Python ``._scan.Scanner``, one
+constructor and one handover contract with expat. The compiled one is given the
+package's record classes and record functions, since ``_native`` imports nothing of the
+package: a block it does not judge exactly as Python goes to ``emit_entry`` /
+``emit_ref``, an odd block to expat.
 
 ``describe()`` says what runs, for ``sitemap-reader --version``.
 """
@@ -19,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from types import ModuleType
 from typing import Protocol
 
 from ..._base._models import (
@@ -35,18 +34,6 @@ from .._doc import Document
 from .._pure import PURE_ENV, pure_requested
 from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
 from ._records import emit_entry, emit_ref
-from ._urlscan import Fault, Fields, PyUrlsetScanner
-
-
-class Scanner(Protocol):
-    def feed(self, data: bytes, /) -> list[Fields]: ...
-    def close(self) -> list[Fields]: ...
-    @property
-    def error(self) -> Fault | None: ...
-
-
-class ScannerType(Protocol):
-    def __call__(self, *, max_token_bytes: int = ...) -> Scanner: ...
 
 
 class BlockScanner(Protocol):
@@ -108,8 +95,8 @@ _TYPES = (
 )
 
 
-def _compiled_block_scanner(native: object) -> NewScanner:
-    block_scanner = native.BlockScanner  # type: ignore[attr-defined]
+def _compiled_block_scanner(native: ModuleType) -> NewScanner:
+    block_scanner = native.BlockScanner
 
     def new_scanner(
         doc: Document,
@@ -133,36 +120,31 @@ def _compiled_block_scanner(native: object) -> NewScanner:
     return new_scanner
 
 
-def _choose() -> tuple[ScannerType, NewScanner, str]:
+def _python_block_scanner() -> NewScanner:
     # (the Python scanner and its regexes are imported only where they run)
-    if pure_requested():
-        from ._scan import Scanner
+    from ._scan import Scanner
 
-        return PyUrlsetScanner, Scanner, f"python, {PURE_ENV}"
+    return Scanner
+
+
+def _import_native() -> tuple[ModuleType | None, str]:
+    """The extension, or None when ``SITEMAP_READER_PURE`` is set or it does not import;
+    and what runs, as ``describe()`` says it."""
+    if pure_requested():
+        return None, f"python, {PURE_ENV}"
     try:
         from ... import _native
     except ImportError:
-        from ._scan import Scanner
-
-        return PyUrlsetScanner, Scanner, "python, no compiled core"
-    return _native.UrlsetScanner, _compiled_block_scanner(_native), f"rust, {_native.build_profile}"
+        return None, "python, no compiled core"
+    return _native, f"rust, {_native.build_profile}"
 
 
-UrlsetScanner, new_scanner, _WHICH = _choose()
-COMPILED = UrlsetScanner is not PyUrlsetScanner
-
-
-def _entries_type() -> type | None:
-    if not COMPILED:
-        return None
-    from ... import _native
-
-    return _native.Entries
-
-
+_NATIVE, _WHICH = _import_native()
+COMPILED = _NATIVE is not None
+new_scanner = _python_block_scanner() if _NATIVE is None else _compiled_block_scanner(_NATIVE)
 # The class of the runs of compiled records a scanner made with ``lines`` puts in a
 # document's output (``_native.Entries``); None without the compiled core, which puts none.
-ENTRIES = _entries_type()
+ENTRIES: type | None = None if _NATIVE is None else _NATIVE.Entries
 
 
 def describe() -> str:
