@@ -88,7 +88,7 @@ class Entries:
 
 @final
 class BlockScanner:
-    """The fast path of the XML reader, compiled: ``_scan.Scanner``'s contract.
+    """The fast path of the XML reader (the pure core has none: expat reads it all).
 
     ``doc`` is the ``Document`` read; ``kinds`` the element kind of each prefix the root
     declares; ``read(bytes, at)`` gives expat the bytes of a block the scanner did not

@@ -120,7 +120,7 @@ class Document:
         self.fatal: Problem | None = None
         # The compiled scanner may put the entries it read itself in ``out`` as runs of its
         # own records (``_native.Entries``), for dump's line writer (``SitemapParser``'s
-        # ``lines``); the other handlers and Python's scanner never do.
+        # ``lines``); the other handlers and the pure core never do.
         self.lines = False
         # Extension namespaces read as the real one (as written -> the real one), in the
         # order met: reported once, when the document ends, however many elements had them.

@@ -53,8 +53,9 @@ class SitemapParser:
             when ``resolve_relative`` is set.
         limits: the byte, entry and size bounds (``Limits``).
         resolve_relative: resolve relative ``<loc>`` values instead of dropping them.
-        fast: let the scanner read the plain parts of XML sitemaps (same records, faster);
-            False keeps to the exact expat path (the differential tests' reference).
+        fast: let the compiled core's scanner read the plain parts of XML sitemaps (same
+            records, faster); False keeps to the exact expat path (the differential tests'
+            reference), which the pure-Python core always takes.
         content_type: the ``Content-Type`` the document was served with: its charset says
             how to read a text sitemap (XML says its own encoding).
         lines: let the compiled core return the urlset entries it reads itself as runs of

@@ -1,9 +1,10 @@
-"""The compiled core (``_native.BlockScanner``) against the exact expat path and against the
-Python fast path (``_scan.Scanner``): same documents, same events, any split.
+"""The compiled core (``_native.BlockScanner``) against the exact expat path, the pure-Python
+core's only reader: same documents, same events, any split.
 
-The documents are the differential module's (every extension under varied prefixes and
-namespace spellings, CDATA, references, comments, odd blocks, invalid values, damaged and
-cut documents, small limits) and every corpus file. Events are compared as records and
+The differential module (``test_parser_differential.py``) runs its documents (every
+extension under varied prefixes and namespace spellings, CDATA, references, comments, odd
+blocks, invalid values, damaged and cut documents, small limits); this one realistic and
+clean documents, every split of small ones, and every corpus file. Events are compared as records and
 as their ``repr`` (a datetime's offset, which ``==`` ignores, is in it).
 """
 
@@ -14,11 +15,9 @@ import itertools
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -26,9 +25,10 @@ from hypothesis import strategies as st
 
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
-from sitemap_reader._core._xml import _records, _scan, _sitemap, _tokenizer
+from sitemap_reader._core._xml import _tokenizer
 from sitemap_reader._core._xml._prolog import prefixes
-from tests.support.documents import cases, clean_documents, documents, realistic_documents
+from tests.support.compiled import compiled_events, needs_compiled
+from tests.support.documents import clean_documents, documents, realistic_documents
 from tests.support.helpers import (
     CORPUS,
     cut_at,
@@ -39,7 +39,7 @@ from tests.support.helpers import (
     urlset,
 )
 
-pytestmark = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
+pytestmark = needs_compiled
 
 if _tokenizer.COMPILED:
     from sitemap_reader import _native
@@ -48,55 +48,6 @@ if _tokenizer.COMPILED:
 def _same(got: list[Any], want: list[Any]) -> None:
     assert got == want
     assert repr(got) == repr(want)
-
-
-def _python_fast(pieces: list[bytes], limits: Limits) -> list[Any]:
-    with mock.patch.object(_tokenizer, "new_scanner", _scan.Scanner):
-        return parse_chunks(pieces, fast=True, limits=limits)
-
-
-_DEFAULT = Limits()
-
-
-def _compiled(pieces: list[bytes], limits: Limits = _DEFAULT) -> tuple[list[Any], int, int]:
-    """The compiled core's events for ``pieces``, how many records its scanner took (the
-    others are expat's, from odd blocks), and how many of those it built itself (the
-    others are Python's judgement of the fields it read)."""
-    counts = {"expat": 0, "python": 0}
-
-    def counting(original: Callable[..., bool], who: str) -> Callable[..., bool]:
-        def wrapper(doc: Any, *args: Any) -> bool:
-            before = len(doc.out)
-            try:
-                return original(doc, *args)
-            finally:
-                counts[who] += len(doc.out) - before
-
-        return wrapper
-
-    judged = (counting(_records.emit_entry, "python"), counting(_records.emit_ref, "python"))
-    types = (*_tokenizer._TYPES[:9], *judged, *_tokenizer._TYPES[11:])
-    with (
-        mock.patch.object(_tokenizer, "_TYPES", types),
-        mock.patch.object(_sitemap, "emit_entry", counting(_records.emit_entry, "expat")),
-        mock.patch.object(_sitemap, "emit_ref", counting(_records.emit_ref, "expat")),
-    ):
-        events = parse_chunks(pieces, fast=True, limits=limits)
-    taken = sum(isinstance(e, (Entry, SitemapRef)) for e in events) - counts["expat"]
-    return events, taken, taken - counts["python"]
-
-
-@settings(max_examples=400, deadline=None)
-@given(cases())
-def test_compiled_core_equals_exact_and_python_fast_paths(
-    case: tuple[bytes, list[bytes], Limits],
-) -> None:
-    data, pieces, limits = case
-    exact = parse(data, fast=False, limits=limits)
-    compiled, _, built = _compiled(pieces, limits)
-    _same(compiled, exact)
-    _same(_python_fast(pieces, limits), exact)
-    event(f"records the compiled core built: {'some' if built else 'none'}")
 
 
 _LIMITS = st.sampled_from(
@@ -125,9 +76,8 @@ def test_compiled_core_on_realistic_documents_cut_and_limited(
         data = data[: end % (len(data) + 1)]
     pieces = cut_at(data, cuts)
     exact = parse(data, fast=False, limits=limits)
-    compiled, _, built = _compiled(pieces, limits)
+    compiled, _, built = compiled_events(pieces, limits)
     _same(compiled, exact)
-    _same(_python_fast(pieces, limits), exact)
     event(f"records the compiled core built: {'some' if built else 'none'}")
 
 
@@ -138,9 +88,8 @@ def test_compiled_core_builds_valid_records_as_python_does(
 ) -> None:
     pieces = cut_at(data, cuts)
     exact = parse(data, fast=False, limits=limits)
-    compiled, _, built = _compiled(pieces, limits)
+    compiled, _, built = compiled_events(pieces, limits)
     _same(compiled, exact)
-    _same(_python_fast(pieces, limits), exact)
     records = sum(isinstance(e, (Entry, SitemapRef)) for e in compiled)
     event(
         f"records the compiled core built: {'all' if built == records else 'some' if built else 'none'}"
@@ -152,23 +101,7 @@ def test_compiled_core_builds_valid_records_as_python_does(
 def test_compiled_core_at_every_split(data: bytes) -> None:
     exact = parse(data, fast=False)
     for at in range(len(data) + 1):
-        _same(_compiled([data[:at], data[at:]])[0], exact)
-
-
-def test_compiled_core_builds_most_records_of_realistic_documents() -> None:
-    shares: list[float] = []
-
-    @settings(max_examples=120, derandomize=True, database=None, deadline=None)
-    @given(realistic_documents(), st.lists(st.integers(0, 1 << 20), max_size=6))
-    def read(data: bytes, cuts: list[int]) -> None:
-        exact = parse(data, fast=False)
-        compiled, taken, _ = _compiled(cut_at(data, cuts))
-        _same(compiled, exact)
-        total = sum(isinstance(e, (Entry, SitemapRef)) for e in compiled)
-        shares.append(taken / total if total else 1.0)
-
-    read()
-    assert sum(share >= 0.8 for share in shares) >= 0.9 * len(shares), sorted(shares)[:10]
+        _same(compiled_events([data[:at], data[at:]])[0], exact)
 
 
 def _corpus_files() -> list[str]:
@@ -212,7 +145,7 @@ def test_values_of_every_common_shape_are_built_as_python_builds_them() -> None:
         )
     )
     data = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{blocks}</urlset>'.encode()
-    compiled, _, built = _compiled([data])
+    compiled, _, built = compiled_events([data])
     exact = parse(data, fast=False)
     _same(compiled, exact)
     assert built == 48
@@ -279,7 +212,7 @@ def test_videos_and_news_of_plain_values_are_built_by_the_core() -> None:
     ).encode()
     exact = parse(data, fast=False)
     for cut in (len(data), 400, 1234):
-        compiled, taken, built = _compiled([data[:cut], data[cut:]])
+        compiled, taken, built = compiled_events([data[:cut], data[cut:]])
         _same(compiled, exact)
         assert taken == len(blocks)
         assert built == sum(plain for *_, plain in _VIDEO_VALUES) + 2
@@ -447,7 +380,7 @@ def test_a_long_feed_lets_other_threads_run() -> None:
 
 def test_describe_names_the_compiled_core() -> None:
     assert _tokenizer.describe().startswith("core: rust, ")
-    assert _tokenizer.new_scanner is not _scan.Scanner
+    assert _tokenizer.new_scanner is not None
     assert sys.modules.get("sitemap_reader._native") is not None
 
 
@@ -496,10 +429,9 @@ def test_what_the_fuzzers_found_is_read_as_expat_reads_it(middle: str, taken: in
     exact = parse(data_bytes, fast=False)
     for at in range(len(data_bytes) + 1):
         pieces = [data_bytes[:at], data_bytes[at:]]
-        compiled, took, _ = _compiled(pieces)
+        compiled, took, _ = compiled_events(pieces)
         _same(compiled, exact)
         assert took == taken, at
-    _same(_python_fast([data_bytes], _DEFAULT), exact)
 
 
 # -- memory --------------------------------------------------------------------------------

@@ -1,23 +1,21 @@
 """Malformed entries lose nothing without a word (docs/problems.md, "Entries kept from
 malformed XML"): several ``<loc>`` in one entry, an entry another one starts in, an entry
 the end of the document cuts. Each shape gives the same records and problems (kind, line,
-column, count, example) on every path (expat alone, the Python scanner, the compiled one)
+column, count, example) on every path (expat alone, the compiled core's scanner)
 and at every split of its bytes."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
 from sitemap_reader import Entry, Event, Limits, Problem, SitemapRef
 from sitemap_reader._core._formats._robots import sitemap_urls
-from sitemap_reader._core._xml import _scan, _tokenizer
+from sitemap_reader._core._xml import _tokenizer
 from tests.support.helpers import (
     SITEMAP_NS,
     fatal,
@@ -33,18 +31,12 @@ A, B, C, D = (f"https://example.com/{name}" for name in "abcd")
 JAN = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
-@pytest.fixture(params=["exact", "python", "compiled"])
-def path(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
-    """The parser's arguments for one XML path; the scanner chosen for the fast ones."""
-    if request.param == "exact":
-        yield {"fast": False}
-    elif request.param == "python":
-        with mock.patch.object(_tokenizer, "new_scanner", _scan.Scanner):
-            yield {"fast": True}
-    elif not _tokenizer.COMPILED:
+@pytest.fixture(params=["exact", "compiled"])
+def path(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The parser's arguments for one XML path (the compiled one where that core runs)."""
+    if request.param == "compiled" and not _tokenizer.COMPILED:
         pytest.skip(_tokenizer.describe())
-    else:
-        yield {"fast": True}
+    return {"fast": request.param == "compiled"}
 
 
 _DEFAULT = Limits()

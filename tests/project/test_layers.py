@@ -229,7 +229,7 @@ def test_the_rules_catch_a_violation(
     planted = tmp_path / "planted.py"
     planted.write_text(source, encoding="utf-8")
     module = (
-        "sitemap_reader._core._doc" if broken != "private" else "sitemap_reader._core._xml._scan"
+        "sitemap_reader._core._doc" if broken != "private" else "sitemap_reader._core._xml._records"
     )
     monkeypatch.setitem(MODULES, module, planted)
     found = list(imports_of(module))

@@ -2,8 +2,8 @@
 
 It holds the prolog until the root start tag is whole, lets expat (``._expat``) read it, and
 asks ``._sniff`` what the root makes the document. A urlset or sitemapindex is read by
-``._sitemap`` (its plain stretches by the fast scanner, ``._scan``, where the prolog allows
-it); a feed is buffered for feedparser (``._feed``), with expat running over it as the safety
+``._sitemap``, the exact path (its plain stretches by the compiled core's block scanner,
+``_tokenizer.new_scanner``, where the prolog allows it and that core runs); a feed is buffered for feedparser (``._feed``), with expat running over it as the safety
 pass; an HTML page or any other root ends the document. XML that breaks before any root is
 judged on its first bytes (an HTML page, a feed behind junk, or a fault).
 
@@ -42,7 +42,8 @@ class XmlHandler:
 
     def __init__(self, doc: Document, *, fast: bool = True) -> None:
         self.doc = doc
-        self.fast = fast  # allow the scanner; the exact path alone when False
+        # allow the compiled scanner; the exact path alone when False or on the pure core
+        self.fast = fast
         self.format: Format | None = None
         self._prolog: bytearray | None = bytearray()
         self._scanner: _tokenizer.BlockScanner | None = None
@@ -119,14 +120,16 @@ class XmlHandler:
             self._decide_pending(final=False)
             return
         kinds = eligible(match)
+        new_scanner = _tokenizer.new_scanner
         if (
             self.fast
+            and new_scanner is not None
             and kinds is not None
             and not self._expat_failed
             and self.format in (Format.URLSET, Format.SITEMAPINDEX)
         ):
             self._origin = split
-            self._scanner = _tokenizer.new_scanner(
+            self._scanner = new_scanner(
                 self.doc,
                 index=self.format is Format.SITEMAPINDEX,
                 kinds=kinds,
@@ -203,7 +206,7 @@ class XmlHandler:
 
     def abort(self) -> None:
         """The document was cut (a limit): keep what was read, parse a buffered feed."""
-        # What came before the cut but waits (see Scanner.feed and ExpatDriver.parse) is
+        # What came before the cut but waits (see BlockScanner.feed and ExpatDriver.parse) is
         # read first.
         if self._scanner is not None:
             # All of it: bytes the scanner still waits on may hold a fault expat would have

@@ -1,6 +1,6 @@
 """What a document's first bytes tell the XML reader's fast path: whether its prolog lets a
 scanner take over after the root start tag, and the element kind of each prefix the root
-declares. Its own module: the compiled core needs it, not the Python scanner's regexes."""
+declares. Only the compiled core has such a scanner; the pure core reads on with expat."""
 
 from __future__ import annotations
 

@@ -1,14 +1,15 @@
-"""Which core reads the XML sitemaps: the compiled one or its Python reference.
+"""Which core reads the XML sitemaps: the compiled one or the exact path alone.
 
 The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` is set
 (to anything but "" or "0") or it cannot be imported (a build without Rust, a platform
 with no wheel): then the Python code, with no error. That import alone decides
 ``COMPILED``, and with it ``new_scanner``, the fast path of ``XmlHandler``
-(``._document``): the compiled ``BlockScanner`` or the Python ``._scan.Scanner``, one
-constructor and one handover contract with expat. The compiled one is given the
-package's record classes and record functions, since ``_native`` imports nothing of the
-package: a block it does not judge exactly as Python goes to ``emit_entry`` /
-``emit_ref``, an odd block to expat.
+(``._document``): the compiled ``BlockScanner``, or None on the pure core, where expat
+and the exact path (``._sitemap``) read every document whole. A fallback must be
+correct, not fast: the pure core has no scanner of its own to keep in step with the
+compiled one. The compiled scanner is given the package's record classes and record
+functions, since ``_native`` imports nothing of the package: a block it does not judge
+exactly as Python goes to ``emit_entry`` / ``emit_ref``, an odd block to expat.
 
 ``describe()`` says what runs, for ``sitemap-reader --version``.
 """
@@ -37,7 +38,7 @@ from ._records import emit_entry, emit_ref
 
 
 class BlockScanner(Protocol):
-    """The fast path's scanner (see ``._scan.Scanner``)."""
+    """The fast path's scanner, ``_native.BlockScanner`` (see ``_native.pyi``)."""
 
     def feed(self, data: bytes, /) -> bytes | None: ...
     def finish(self) -> bytes: ...
@@ -120,13 +121,6 @@ def _compiled_block_scanner(native: ModuleType) -> NewScanner:
     return new_scanner
 
 
-def _python_block_scanner() -> NewScanner:
-    # (the Python scanner and its regexes are imported only where they run)
-    from ._scan import Scanner
-
-    return Scanner
-
-
 def _import_native() -> tuple[ModuleType | None, str]:
     """The extension, or None when ``SITEMAP_READER_PURE`` is set or it does not import;
     and what runs, as ``describe()`` says it."""
@@ -141,7 +135,8 @@ def _import_native() -> tuple[ModuleType | None, str]:
 
 _NATIVE, _WHICH = _import_native()
 COMPILED = _NATIVE is not None
-new_scanner = _python_block_scanner() if _NATIVE is None else _compiled_block_scanner(_NATIVE)
+# None on the pure core: the exact path reads every document.
+new_scanner: NewScanner | None = None if _NATIVE is None else _compiled_block_scanner(_NATIVE)
 # The class of the runs of compiled records a scanner made with ``lines`` puts in a
 # document's output (``_native.Entries``); None without the compiled core, which puts none.
 ENTRIES: type | None = None if _NATIVE is None else _NATIVE.Entries

@@ -1,0 +1,52 @@
+"""The compiled core's scanner held to the exact path: its events, and how many records it
+took (the others are expat's, from odd blocks and the rest of a document it handed over).
+
+The pure-Python core has no scanner (``_tokenizer.new_scanner`` is None): there the fast
+path is the exact path, and the tests that compare the two are skipped (``needs_compiled``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from sitemap_reader import Entry, Limits, SitemapRef
+from sitemap_reader._core._xml import _records, _sitemap, _tokenizer
+from tests.support.helpers import parse_chunks
+
+needs_compiled = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
+
+_DEFAULT = Limits()
+
+
+def compiled_events(
+    pieces: Iterable[bytes], limits: Limits = _DEFAULT, **kw: Any
+) -> tuple[list[Any], int, int]:
+    """The compiled core's events for ``pieces``, how many records its scanner took (the
+    others are expat's, from odd blocks), and how many of those it built itself (the
+    others are Python's judgement of the fields it read)."""
+    counts = {"expat": 0, "python": 0}
+
+    def counting(original: Callable[..., bool], who: str) -> Callable[..., bool]:
+        def wrapper(doc: Any, *args: Any) -> bool:
+            before = len(doc.out)  # (a dropped loc makes no record)
+            try:
+                return original(doc, *args)
+            finally:
+                counts[who] += len(doc.out) - before
+
+        return wrapper
+
+    judged = (counting(_records.emit_entry, "python"), counting(_records.emit_ref, "python"))
+    types = (*_tokenizer._TYPES[:9], *judged, *_tokenizer._TYPES[11:])
+    with (
+        mock.patch.object(_tokenizer, "_TYPES", types),
+        mock.patch.object(_sitemap, "emit_entry", counting(_records.emit_entry, "expat")),
+        mock.patch.object(_sitemap, "emit_ref", counting(_records.emit_ref, "expat")),
+    ):
+        events = parse_chunks(pieces, fast=True, limits=limits, **kw)
+    taken = sum(isinstance(e, (Entry, SitemapRef)) for e in events) - counts["expat"]
+    return events, taken, taken - counts["python"]
