@@ -7,7 +7,7 @@ with every extension under varied prefixes and namespace variants, CDATA, refere
 comments, a DOCTYPE, invalid values, other encodings, a text sitemap now and then), or a
 corpus file or a made one, often damaged (a cut, random bytes, the atheris campaign's
 structure-aware mutations) and sometimes gzipped. It is read by ``SitemapParser(fast=True)``
-(the default core: the compiled one where it runs, else the Python fast path) and by
+(the default core: the compiled one where it runs, else the exact path) and by
 ``SitemapParser(fast=False)`` (the exact expat path), each at its own random split, and
 both must give the events of the exact path fed whole, Problem messages included.
 
