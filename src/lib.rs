@@ -1,7 +1,7 @@
 //! The compiled core of sitemap-reader.
 //!
-//! - [`block`]: the XML reader's fast path, the compiled form of the Python scanner
-//!   (`sitemap_reader/_core/_xml/_scan.py`): whole `<url>` / `<sitemap>` blocks read with
+//! - [`block`]: the XML reader's fast path beside the exact (expat) path of
+//!   `sitemap_reader/_core/_xml/`: whole `<url>` / `<sitemap>` blocks read with
 //!   quick-xml in a strict subset and judged as the Python record functions judge them,
 //!   every other block handed to expat under the same contract; its records are
 //!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.

@@ -1,5 +1,5 @@
-//! `sitemap_reader._native.BlockScanner`: the compiled fast path of the XML reader, in the
-//! place of the Python `_scan.Scanner` (same constructor, `feed` and `finish`).
+//! `sitemap_reader._native.BlockScanner`: the compiled fast path of the XML reader (its
+//! constructor, `feed` and `finish` are what `_core/_xml/_document.py` calls).
 //!
 //! A chunk is scanned and its blocks judged detached from the interpreter (the GIL
 //! released) into Rust records; then, attached, they become the package's own records

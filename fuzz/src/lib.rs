@@ -133,8 +133,8 @@ impl Chunked for sitemap_reader_native::text::TextScanner {
 /// it handed back, in order; its verdict the bytes expat was given, fillers taken out, as a
 /// sorted multiset (the chunking moves where a filler stands, never what else expat reads).
 /// Both only agree across splits on valid UTF-8 without U+FFFE or U+FFFF: a chunk that
-/// holds one of them hands every byte of it to expat, whatever blocks it holds, as the
-/// Python scanner does (`block_split` checks that the scanner never panics on such input,
+/// holds one of them hands every byte of it to expat, whatever blocks it holds
+/// (`block_split` checks that the scanner never panics on such input,
 /// and compares the rest).
 pub struct BlockRun {
     scanner: sitemap_reader_native::block::BlockScanner,
@@ -143,7 +143,7 @@ pub struct BlockRun {
 }
 
 /// True when the block scanner must read `doc` alike at any split. Invalid UTF-8, U+FFFE
-/// and U+FFFF hand their chunk and the rest to expat, as the Python scanner does: where a
+/// and U+FFFF hand their chunk and the rest to expat: where a
 /// cut falls moves which blocks come before them (taken here, or read by expat, with the
 /// same records in the reader), so only the other documents are compared.
 pub fn splits_agree(doc: &[u8]) -> bool {

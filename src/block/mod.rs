@@ -1,6 +1,7 @@
-//! The compiled reader of whole `<url>` / `<sitemap>` blocks: the Python fast path
-//! (`_core/_xml/_scan.py` with `_blocks.py` and `_records.py`) in Rust, under the same
-//! handover contract with expat (see [`scan`]).
+//! The compiled reader of whole `<url>` / `<sitemap>` blocks, the XML reader's fast path:
+//! the blocks it reads exactly become records as the exact path's record functions
+//! (`_core/_xml/_records.py`) would make them; every other block goes to expat under the
+//! handover contract of [`scan`].
 
 mod check;
 pub mod extend;

@@ -152,7 +152,7 @@ impl BlockReader {
     /// The fields of `block` (from the white space before its start tag to the end of
     /// its end tag), or `Odd`.
     pub fn read(&mut self, block: &str) -> Result<Fields, Odd> {
-        // Before the start tag: white space only, as the Python scanner takes a block. It
+        // Before the start tag: white space only, as a block is taken. It
         // is looked at here: quick-xml would drop a U+FEFF that starts its input.
         let start = trim_ws_start(block);
         if !start.starts_with('<') {
@@ -286,7 +286,7 @@ impl BlockReader {
             .find(|(p, _)| p == prefix)
             .map(|&(_, k)| k)
             .ok_or(Odd)?;
-        // (a prefixed core element is read by the Python scanner: here it is odd)
+        // (a prefixed core element is odd: expat reads it)
         if kind == CORE || !is_plain_name(local) {
             return Err(Odd);
         }

@@ -1,5 +1,4 @@
-//! The block scanner: the compiled form of the Python `_scan.Scanner`, with the same
-//! handover contract. It owns the bytes not consumed yet, takes the blocks it can read
+//! The block scanner, with its handover contract to expat (the exact path). It owns the bytes not consumed yet, takes the blocks it can read
 //! exactly (`read`, `judge`), and says what else must happen as a [`Step`]: a record for
 //! Python to judge, bytes for expat (an odd block, after a filler of the line breaks and
 //! the column of what was consumed since expat last read), or everything left.
