@@ -46,7 +46,7 @@ from bench_parse import make_docs
 from sitemap_reader import Entry, SitemapParser
 from sitemap_reader._base._gc import few_collections
 from sitemap_reader._core._pure import PURE_ENV
-from sitemap_reader._core._xml._tokenizer import COMPILED
+from sitemap_reader._core._xml._core_choice import COMPILED
 from sitemap_reader._output._lines import entry_to_dict, entry_writer, python_entry_writer
 
 CHUNK = 65_536

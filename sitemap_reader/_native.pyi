@@ -1,6 +1,6 @@
 """The compiled core (the Rust crate at the repository root, built by maturin).
 
-Internal: reach it through ``sitemap_reader._core._xml._tokenizer``, which falls back to the
+Internal: reach it through ``sitemap_reader._core._xml._core_choice``, which falls back to the
 Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set.
 """
 
@@ -93,7 +93,7 @@ class BlockScanner:
     ``doc`` is the ``Document`` read; ``kinds`` the element kind of each prefix the root
     declares; ``read(bytes, at)`` gives expat the bytes of a block the scanner did not
     take, ``settled(tag_len)`` says whether expat closed the record there; ``types`` the
-    package's classes and record functions (``_tokenizer._TYPES``: the module imports
+    package's classes and record functions (``_core_choice._TYPES``: the module imports
     nothing of the package). With ``lines``, the entries the scanner reads itself go to the
     document's output as ``Entries`` runs, not as ``Entry`` records. ``panic_for_tests`` makes the scan panic, for the test that
     a caught panic ends the document with a problem.

@@ -41,7 +41,7 @@ const NEWS: usize = 2;
 const DATES: usize = 4_096;
 const _: () = assert!(DATES.is_power_of_two()); // (a slot is the hash's low bits)
 
-/// The package's classes and functions the scanner builds with (see `_tokenizer.py`).
+/// The package's classes and functions the scanner builds with (see `_core_choice.py`).
 struct Types {
     entry: Slots,
     sitemap_ref: Slots,

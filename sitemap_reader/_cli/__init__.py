@@ -37,7 +37,7 @@ from ._output import OutputError, drop_stdout
 
 class _Version(argparse.Action):
     """``--version``, naming the cores that run (the compiled one is far faster, so a report
-    must say which it was); the chooser (``_tokenizer``) is imported only when asked for."""
+    must say which it was); the chooser (``_core_choice``) is imported only when asked for."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
         super().__init__(
@@ -49,9 +49,9 @@ class _Version(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from .._core._xml import _tokenizer
+        from .._core._xml import _core_choice
 
-        print(f"{parser.prog} {sr.__version__} ({_tokenizer.describe()})")
+        print(f"{parser.prog} {sr.__version__} ({_core_choice.describe()})")
         parser.exit()
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from .._base._models import Alternate, ChangeFreq, Entry, Image, News, Video
-from .._core._xml._tokenizer import COMPILED
+from .._core._xml._core_choice import COMPILED
 
 if TYPE_CHECKING:
     from .. import _native

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from sitemap_reader import Entry, SitemapRef
 from sitemap_reader._core._pure import PURE_ENV
-from sitemap_reader._core._xml._tokenizer import COMPILED
+from sitemap_reader._core._xml._core_choice import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
 from tests.support.cli import main_captured, run_cli
 from tests.support.documents import documents

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from sitemap_reader._core._pure import PURE_ENV
-from sitemap_reader._core._xml._tokenizer import COMPILED
+from sitemap_reader._core._xml._core_choice import COMPILED
 from tests.support.hostile import fan_out, hostile_site
 from tests.support.http_site import ThreadedServer
 

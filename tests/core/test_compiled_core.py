@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
-from sitemap_reader._core._xml import _tokenizer
+from sitemap_reader._core._xml import _core_choice
 from sitemap_reader._core._xml._prolog import prefixes
 from tests.support.compiled import compiled_events, needs_compiled
 from tests.support.documents import clean_documents, documents, realistic_documents
@@ -41,7 +41,7 @@ from tests.support.helpers import (
 
 pytestmark = needs_compiled
 
-if _tokenizer.COMPILED:
+if _core_choice.COMPILED:
     from sitemap_reader import _native
 
 
@@ -230,7 +230,7 @@ def _scanner(doc: Document, **kw: Any) -> Any:
         kinds=kw.pop("kinds", {}),
         read=lambda data, at: True,
         settled=lambda tag: True,
-        types=kw.pop("types", _tokenizer._TYPES),
+        types=kw.pop("types", _core_choice._TYPES),
         **kw,
     )
 
@@ -260,7 +260,7 @@ class _NoSlots:
 def test_the_record_builder_refuses_a_class_it_cannot_fill(cls: type, said: str) -> None:
     """The compiled core fills a record's slots past its ``__init__``: only a class whose
     objects ``object.__new__`` makes, and whose fields are slots, may be given to it."""
-    types = (_tokenizer._TYPES[0], cls, *_tokenizer._TYPES[2:])
+    types = (_core_choice._TYPES[0], cls, *_core_choice._TYPES[2:])
     with pytest.raises(TypeError, match=said):
         _scanner(Document("https://example.com/s.xml", Limits(), False), types=types)
 
@@ -379,8 +379,8 @@ def test_a_long_feed_lets_other_threads_run() -> None:
 
 
 def test_describe_names_the_compiled_core() -> None:
-    assert _tokenizer.describe().startswith("core: rust, ")
-    assert _tokenizer.new_scanner is not None
+    assert _core_choice.describe().startswith("core: rust, ")
+    assert _core_choice.new_scanner is not None
     assert sys.modules.get("sitemap_reader._native") is not None
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from sitemap_reader import Entry, Event, Limits, Problem, SitemapRef
 from sitemap_reader._core._formats._robots import sitemap_urls
-from sitemap_reader._core._xml import _tokenizer
+from sitemap_reader._core._xml import _core_choice
 from tests.support.helpers import (
     SITEMAP_NS,
     fatal,
@@ -34,8 +34,8 @@ JAN = datetime(2024, 1, 1, tzinfo=timezone.utc)
 @pytest.fixture(params=["exact", "compiled"])
 def path(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The parser's arguments for one XML path (the compiled one where that core runs)."""
-    if request.param == "compiled" and not _tokenizer.COMPILED:
-        pytest.skip(_tokenizer.describe())
+    if request.param == "compiled" and not _core_choice.COMPILED:
+        pytest.skip(_core_choice.describe())
     return {"fast": request.param == "compiled"}
 
 

@@ -30,7 +30,7 @@ from sitemap_reader import (
 from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
 from sitemap_reader._core import _parser
-from sitemap_reader._core._xml._tokenizer import COMPILED, ENTRIES
+from sitemap_reader._core._xml._core_choice import COMPILED, ENTRIES
 from sitemap_reader._io._walk import _body, _local
 from sitemap_reader._io._walk._threads import ParseThreads, threads_for
 from tests.support.helpers import SITEMAP_NS, mixed

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, Video
-from sitemap_reader._core._xml._tokenizer import COMPILED
+from sitemap_reader._core._xml._core_choice import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
 from sitemap_reader._output._lines import python_entry_writer
 from tests.support.helpers import (

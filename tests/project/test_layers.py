@@ -57,7 +57,7 @@ CLI_GLUE: dict[str, frozenset[str]] = {
     "_base._words": frozenset({"plural"}),
     "_check._report": frozenset({"render_report"}),
     "_check._text": frozenset({"summary_of", "write_json_line", "write_text"}),
-    "_core._xml._tokenizer": frozenset({"describe"}),  # --version says which tokenizer runs
+    "_core._xml._core_choice": frozenset({"describe"}),  # --version says which core runs
     # dump's lines written from the compiled core's records (SitemapReader._line_batches)
     "_io._walk._lines": frozenset({"LinePlan", "Lines"}),
     "_output._compiled": frozenset({"CompiledWriter"}),

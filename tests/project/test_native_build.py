@@ -20,7 +20,7 @@ import pytest
 
 import sitemap_reader
 from sitemap_reader._core._pure import pure_requested
-from sitemap_reader._core._xml import _tokenizer as _native_scan
+from sitemap_reader._core._xml import _core_choice
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
@@ -45,7 +45,7 @@ def test_the_version_has_one_source() -> None:
     match = re.search(r'^version = "([^"]+)"', cargo, re.MULTILINE)
     assert match is not None
     assert sitemap_reader.__version__ == match[1]  # (maturin writes it into the metadata)
-    if _native_scan.COMPILED:
+    if _core_choice.COMPILED:
         from sitemap_reader import _native
 
         # A stale extension from an older build would show here.
@@ -54,14 +54,14 @@ def test_the_version_has_one_source() -> None:
 
 @pytest.mark.skipif(PURE, reason="SITEMAP_READER_PURE opts out of the compiled core")
 def test_the_compiled_core_is_in_use_under_ci() -> None:
-    if not CI and not _native_scan.COMPILED:
-        pytest.skip(f"not built here ({_native_scan.describe()}): pip install -e . builds it")
-    assert _native_scan.COMPILED, _native_scan.describe()
+    if not CI and not _core_choice.COMPILED:
+        pytest.skip(f"not built here ({_core_choice.describe()}): pip install -e . builds it")
+    assert _core_choice.COMPILED, _core_choice.describe()
     assert "core: rust" in _python("import sitemap_reader._cli as c; c.main(['--version'])")
 
 
 def test_the_environment_variable_selects_the_python_core() -> None:
-    code = "from sitemap_reader._core._xml import _tokenizer as n\n"
+    code = "from sitemap_reader._core._xml import _core_choice as n\n"
     code += "print(n.COMPILED, n.describe(), n.new_scanner, n.ENTRIES)"
     want = "False core: python, SITEMAP_READER_PURE None None"
     assert _python(code, SITEMAP_READER_PURE="1") == want
@@ -72,7 +72,7 @@ def test_a_missing_extension_falls_back_to_python_without_an_error() -> None:
     code = (
         "import sys; sys.modules['sitemap_reader._native'] = None\n"
         "from sitemap_reader import SitemapParser\n"
-        "from sitemap_reader._core._xml import _tokenizer as n\n"
+        "from sitemap_reader._core._xml import _core_choice as n\n"
         "p = SitemapParser('https://e.com/sitemap.xml')\n"
         "ns = b'http://www.sitemaps.org/schemas/sitemap/0.9'\n"
         "doc = b'<urlset xmlns=\"' + ns + b'\"><url><loc>https://e.com/</loc></url></urlset>'\n"

@@ -1,7 +1,7 @@
 """The compiled core's scanner held to the exact path: its events, and how many records it
 took (the others are expat's, from odd blocks and the rest of a document it handed over).
 
-The pure-Python core has no scanner (``_tokenizer.new_scanner`` is None): there the fast
+The pure-Python core has no scanner (``_core_choice.new_scanner`` is None): there the fast
 path is the exact path, and the tests that compare the two are skipped (``needs_compiled``).
 """
 
@@ -14,10 +14,10 @@ from unittest import mock
 import pytest
 
 from sitemap_reader import Entry, Limits, SitemapRef
-from sitemap_reader._core._xml import _records, _sitemap, _tokenizer
+from sitemap_reader._core._xml import _core_choice, _exact, _records
 from tests.support.helpers import parse_chunks
 
-needs_compiled = pytest.mark.skipif(not _tokenizer.COMPILED, reason=_tokenizer.describe())
+needs_compiled = pytest.mark.skipif(not _core_choice.COMPILED, reason=_core_choice.describe())
 
 _DEFAULT = Limits()
 
@@ -41,11 +41,11 @@ def compiled_events(
         return wrapper
 
     judged = (counting(_records.emit_entry, "python"), counting(_records.emit_ref, "python"))
-    types = (*_tokenizer._TYPES[:9], *judged, *_tokenizer._TYPES[11:])
+    types = (*_core_choice._TYPES[:9], *judged, *_core_choice._TYPES[11:])
     with (
-        mock.patch.object(_tokenizer, "_TYPES", types),
-        mock.patch.object(_sitemap, "emit_entry", counting(_records.emit_entry, "expat")),
-        mock.patch.object(_sitemap, "emit_ref", counting(_records.emit_ref, "expat")),
+        mock.patch.object(_core_choice, "_TYPES", types),
+        mock.patch.object(_exact, "emit_entry", counting(_records.emit_entry, "expat")),
+        mock.patch.object(_exact, "emit_ref", counting(_records.emit_ref, "expat")),
     ):
         events = parse_chunks(pieces, fast=True, limits=limits, **kw)
     taken = sum(isinstance(e, (Entry, SitemapRef)) for e in events) - counts["expat"]

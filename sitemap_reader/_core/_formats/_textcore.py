@@ -1,6 +1,6 @@
 """Which plain-text handler runs: the compiled one, or its Python reference.
 
-As for the XML sitemaps (``.._xml._tokenizer``): the compiled ``sitemap_reader._native``
+As for the XML sitemaps (``.._xml._core_choice``): the compiled ``sitemap_reader._native``
 unless ``SITEMAP_READER_PURE`` is set or it cannot be imported. Chosen at the first text
 document, not at import: a run that reads only XML never loads the extension for this.
 """
@@ -33,5 +33,5 @@ def text_handler(doc: Document) -> TextHandler | NativeTextHandler:
 
 
 def describe() -> str:
-    """Which text handler runs, as ``.._xml._tokenizer.describe()`` says the core."""
+    """Which text handler runs, as ``.._xml._core_choice.describe()`` says the core."""
     return f"text: {_choose()[1]}"

@@ -2,8 +2,8 @@
 
 It holds the prolog until the root start tag is whole, lets expat (``._expat``) read it, and
 asks ``._sniff`` what the root makes the document. A urlset or sitemapindex is read by
-``._sitemap``, the exact path (its plain stretches by the compiled core's block scanner,
-``_tokenizer.new_scanner``, where the prolog allows it and that core runs); a feed is buffered for feedparser (``._feed``), with expat running over it as the safety
+``._exact``, the exact path (its plain stretches by the compiled core's block scanner,
+``_core_choice.new_scanner``, where the prolog allows it and that core runs); a feed is buffered for feedparser (``._feed``), with expat running over it as the safety
 pass; an HTML page or any other root ends the document. XML that breaks before any root is
 judged on its first bytes (an HTML page, a feed behind junk, or a fault).
 
@@ -22,7 +22,8 @@ from .._doc import Document
 from .._formats._feed import FeedBuffer
 from .._halt import Stop, TooDeep
 from .._sniff import SNIFF_BYTES, declares, root_format, sniff_broken
-from . import _tokenizer
+from . import _core_choice
+from ._exact import SitemapMachine
 from ._expat import (
     NO_ELEMENTS,
     TRUNCATION_CODES,
@@ -32,7 +33,6 @@ from ._expat import (
     refusal,
 )
 from ._prolog import PROLOG, eligible
-from ._sitemap import SitemapMachine
 
 _FEEDS = (Format.RSS, Format.ATOM)
 
@@ -46,7 +46,7 @@ class XmlHandler:
         self.fast = fast
         self.format: Format | None = None
         self._prolog: bytearray | None = bytearray()
-        self._scanner: _tokenizer.BlockScanner | None = None
+        self._scanner: _core_choice.BlockScanner | None = None
         self._scanned = 0  # bytes given to the scanner
         self._origin = 0  # where the scanner's input starts in the document
         self._root_local = ""
@@ -120,7 +120,7 @@ class XmlHandler:
             self._decide_pending(final=False)
             return
         kinds = eligible(match)
-        new_scanner = _tokenizer.new_scanner
+        new_scanner = _core_choice.new_scanner
         if (
             self.fast
             and new_scanner is not None

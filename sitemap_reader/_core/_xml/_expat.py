@@ -10,7 +10,7 @@ The bounds: an unfinished token (a comment, a tag, a declaration) over ``max_tok
 ends the document (checked at fixed document offsets, so the verdict depends on the bytes
 alone, never on how they were split into chunks), and the element handlers raise
 ``TooDeep`` past ``MAX_ELEMENT_DEPTH`` (``.._halt``). The element handlers themselves are the readers'
-(``._sitemap``, ``._feed``); this module only feeds expat and words its errors.
+(``._exact``, ``._feed``); this module only feeds expat and words its errors.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class ExpatDriver:
         return data
 
 
-# The handlers the readers set on the parser (._xml, ._sitemap): ``release`` drops them.
+# The handlers the readers set on the parser (._document, ._exact): ``release`` drops them.
 _HANDLERS = (
     "StartElementHandler",
     "EndElementHandler",
@@ -178,7 +178,7 @@ def make_parser() -> Any:
         # Deferral makes expat's position after a Parse() depend on the earlier calls;
         # the token bound keeps re-scanning an unfinished token cheap instead.
         p.SetReparseDeferralEnabled(False)
-    # Set only while a value is captured (see ._sitemap): most character data in a
+    # Set only while a value is captured (see ._exact): most character data in a
     # sitemap is white space between tags, and each call would cost a Python frame.
     p.CharacterDataHandler = None
     p.EntityDeclHandler = _forbid_entity

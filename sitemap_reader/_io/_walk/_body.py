@@ -39,7 +39,7 @@ from ..._core._walk._judge import (
 )
 from ..._core._walk._scope import Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
-from ..._core._xml._tokenizer import ENTRIES
+from ..._core._xml._core_choice import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
 from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed

@@ -35,7 +35,7 @@ from ..._base._config import ReaderConfig
 from ..._base._cores import available_cores
 from ..._base._models import Event
 from ..._core import _parser
-from ..._core._xml._tokenizer import COMPILED
+from ..._core._xml._core_choice import COMPILED
 
 
 def threads_for(config: ReaderConfig, *, lines: bool = False) -> int:

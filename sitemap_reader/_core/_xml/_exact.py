@@ -1,6 +1,6 @@
-"""The urlset and sitemapindex state machine: expat's element events -> Entry and SitemapRef.
+"""The exact path: the urlset and sitemapindex state machine, expat's element events -> records.
 
-The XML reader (``._xml``) starts it once expat has read a urlset or sitemapindex root; its
+The XML reader (``._document``) starts it once expat has read a urlset or sitemapindex root; its
 bound methods are then expat's element handlers. It keeps the record being read (one
 ``<url>`` or index ``<sitemap>``, at depth 2), captures the text of the fields it knows (at
 depth 3, or anywhere inside an extension container), and hands each closed container to

@@ -5,7 +5,7 @@ The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` i
 with no wheel): then the Python code, with no error. That import alone decides
 ``COMPILED``, and with it ``new_scanner``, the fast path of ``XmlHandler``
 (``._document``): the compiled ``BlockScanner``, or None on the pure core, where expat
-and the exact path (``._sitemap``) read every document whole. A fallback must be
+and the exact path (``._exact``) read every document whole. A fallback must be
 correct, not fast: the pure core has no scanner of its own to keep in step with the
 compiled one. The compiled scanner is given the package's record classes and record
 functions, since ``_native`` imports nothing of the package: a block it does not judge
