@@ -7,7 +7,8 @@ function (a lazy import is still a dependency). Three rules:
 * no module imports another module's private (``_``-prefixed) names: what is shared has a
   name without an underscore;
 * the command line is a client of the public API: it imports ``sitemap_reader``'s public
-  names, its own modules, and the few glue names listed in ``CLI_GLUE``.
+  names, its own modules, and the few glue names of docs/architecture.md's glue table
+  (``CLI_GLUE``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import sitemap_reader
+from tests.support.doc_tables import names, table
 
 PACKAGE = Path(sitemap_reader.__file__).parent
 
@@ -46,22 +48,12 @@ BELOW: dict[str, tuple[str, ...]] = {
     "__main__": ("_cli",),
 }
 
-# What the command line may import besides sitemap_reader's public names and its own modules.
+# What the command line may import besides sitemap_reader's public names and its own modules:
+# the glue table of docs/architecture.md ("The boundary rules"), read from the page, so that the
+# page is the list.
 CLI_GLUE: dict[str, frozenset[str]] = {
-    "_api._sync": frozenset({"run_blocking"}),
-    "_base._cores": frozenset({"available_cores"}),
-    "_base._gc": frozenset({"few_collections"}),
-    "_base._replacement": frozenset({"Replacement"}),
-    "_base._request": frozenset({"check_proxy", "parse_header"}),
-    "_base._sources": frozenset({"check_base_url", "check_source", "is_url"}),
-    "_base._words": frozenset({"plural"}),
-    "_check._report": frozenset({"render_report"}),
-    "_check._text": frozenset({"summary_of", "write_json_line", "write_text"}),
-    "_core._xml._core_choice": frozenset({"describe"}),  # --version says which core runs
-    # dump's lines written from the compiled core's records (SitemapReader._line_batches)
-    "_io._walk._lines": frozenset({"LinePlan", "Lines"}),
-    "_output._compiled": frozenset({"CompiledWriter"}),
-    "_output._lines": frozenset({"change_writer", "entry_writer"}),
+    names(module)[0]: frozenset(names(taken))
+    for module, taken, _why in table("Module | Names | Why the command line needs it")
 }
 
 
@@ -212,6 +204,13 @@ def test_the_glue_list_is_in_use() -> None:
         if (module, name) not in used
     ]
     assert not unused, unused
+
+
+def test_the_glue_table_names_each_module_once() -> None:
+    """One row a module, one module a row: two rows of one module would merge unseen."""
+    rows = table("Module | Names | Why the command line needs it")
+    assert [len(names(module)) for module, _, _ in rows] == [1] * len(rows)
+    assert len(CLI_GLUE) == len(rows)
 
 
 @pytest.mark.parametrize(
