@@ -19,7 +19,7 @@ problems and the summary; ``_explain`` tells check's codes (``check --explain``,
 written whole) and how a failed write is told; ``_signals`` makes SIGTERM stop a run as
 Ctrl-C does. Registering a command loads no more than its options need: what it runs with
 (the walk, ``check``'s findings and report page) is imported in its ``run``, so each command
-loads what it uses and a local dump loads no HTTP machinery (``tests/test_cli_startup.py``).
+loads what it uses and a local dump loads no HTTP machinery (``tests/cli/test_cli_startup.py``).
 """
 
 from __future__ import annotations
