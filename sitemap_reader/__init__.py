@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import logging as _logging
 import typing as _typing
 
 from ._base._config import (
@@ -221,11 +220,6 @@ __all__ = [
     "table_to_dataframe",
     "walk_sync",
 ]
-
-# The library logs on "sitemap_reader" (a failed or partial document at WARNING, each request
-# at DEBUG) and prints nothing unless the application configures logging: the standard
-# library's convention for libraries.
-_logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 # Present the public names as sitemap_reader.X in reprs, docs and tracebacks (as httpx does).
 for _name in __all__:

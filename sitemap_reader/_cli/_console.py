@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import sitemap_reader as sr
 
+from .._base._log import logger as package_logger
 from .._base._words import plural
 
 READ = (sr.Status.OK, sr.Status.PARTIAL)
@@ -178,7 +179,7 @@ class Console:
         NullHandler): those that are no problem of a document, such as a Crawl-delay that is
         no number. The WARNING of a document that failed or was read in part (it carries
         ``report``) is left out: its problem has a line of its own already."""
-        logger = logging.getLogger("sitemap_reader")
+        logger = package_logger()
         handler = _Warnings(self)
         logger.addHandler(handler)
         try:

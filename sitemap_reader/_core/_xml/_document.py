@@ -3,9 +3,10 @@
 It holds the prolog until the root start tag is whole, lets expat (``._expat``) read it, and
 asks ``._sniff`` what the root makes the document. A urlset or sitemapindex is read by
 ``._exact``, the exact path (its plain stretches by the compiled core's block scanner,
-``_core_choice.new_scanner``, where the prolog allows it and that core runs); a feed is buffered for feedparser (``._feed``), with expat running over it as the safety
-pass; an HTML page or any other root ends the document. XML that breaks before any root is
-judged on its first bytes (an HTML page, a feed behind junk, or a fault).
+``_core_choice.new_scanner``, where the prolog allows it and that core runs); a feed is
+buffered for feedparser (``._feed``), with expat running over it as the safety pass; an HTML
+page or any other root ends the document. XML that breaks before any root is judged on its
+first bytes (an HTML page, a feed behind junk, or a fault).
 
 Every fault expat or a bound finds is turned into the document's problem here, with the
 same words and the same verdict whatever the split of the input into chunks.

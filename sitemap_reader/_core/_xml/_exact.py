@@ -5,15 +5,15 @@ bound methods are then expat's element handlers. It keeps the record being read 
 ``<url>`` or index ``<sitemap>``, at depth 2), captures the text of the fields it knows (at
 depth 3, or anywhere inside an extension container), and hands each closed container to
 its builder in ``._extensions``. Records are validated and emitted by ``._records``, the
-functions the fast scanner calls too.
+functions the compiled scanner's judged blocks go to as well.
 
 A malformed record loses nothing it holds, and each repair is counted: its first ``<loc>``
 is the record's (with its fields), each further one a record of its own without fields
 (``several-locs``); a record another one starts in (its end tag missing, or records
 nested) is emitted as it stands, and the new one is read at its depth (``unclosed-entry``);
 a record the end of the document cuts is emitted when its ``<loc>`` had closed
-(``cut-entry``, ``keep_cut``). The fast scanners hand such blocks to expat, so this is the
-one place that repairs them.
+(``cut-entry``, ``keep_cut``). The compiled block scanner hands such blocks to expat, so
+this is the one place that repairs them.
 
 These are the parser's hottest functions: they read attributes of their own object only,
 and character data reaches Python only while a value is captured.

@@ -42,6 +42,7 @@ from ..._base._errors import (
     RedirectError,
     TransportError,
 )
+from ..._base._log import logger as package_logger
 from ..._base._models import ProblemKind
 from ..._base._request import CREDENTIAL_HEADERS, mask_headers, mask_in, mask_url, secrets_of
 from ..._base._run import Progress
@@ -55,7 +56,7 @@ from ._pace_store import PaceStore
 from ._response import Body, FetchResult, Response
 from ._transport import Transport, TransportResponse, content_length
 
-logger = logging.getLogger(__name__)
+logger = package_logger(__name__)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _SLOW_DOWN = frozenset({429, 503})  # with Retry-After: the host's pace slows for the run

@@ -15,14 +15,15 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
+from ..._base._log import logger as package_logger
 from ..._base._models import Event, Format, SitemapVisited, Status
 from ..._base._run import Batch, Progress
 from ..._base._words import plural
 from ..._core._walk._jobs import Leaf
 
-# The package's own name, not this module's: the one a program configures (docs/library.md,
+# The package's own logger, not this module's: the one a program configures (docs/library.md,
 # "Logging"). Every report passes here, whoever consumes the run.
-log = logging.getLogger("sitemap_reader")
+log = package_logger()
 
 
 class Outbox:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import logging
 import os
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
@@ -27,6 +26,7 @@ from yarl import URL
 
 from ..._base._config import ReaderConfig
 from ..._base._errors import HTTPStatusError
+from ..._base._log import logger as package_logger
 from ..._base._models import (
     Format,
     Problem,
@@ -54,7 +54,7 @@ from ._pool import ParsePool
 from ._reports import child_report, visited
 from ._threads import ParseThreads, threads_for
 
-logger = logging.getLogger(__name__)
+logger = package_logger(__name__)
 
 
 class Walk:
