@@ -108,7 +108,10 @@ class Scope:
 
 class ScopeFilter:
     """``check(url)`` for many URLs: prefix tests on the strings, yarl only when they fail;
-    ``all_pass(urls)`` for a whole batch at once."""
+    ``all_pass(urls)`` for a whole batch at once. Both go through :meth:`fast`, the one
+    Python statement of the fast test (the crate's is ``Gate::in_scope``, given
+    :attr:`prefixes` by attribute and checked against :meth:`fast` in
+    tests/output/test_compiled_gate.py)."""
 
     __slots__ = ("_off", "_prefix", "_prefixes", "_scope")
 
@@ -131,19 +134,24 @@ class ScopeFilter:
 
     @property
     def prefixes(self) -> tuple[str, ...] | None:
-        """What the fast test of ``check`` passes: a URL starting with one of these that
-        cannot leave its folder (None: scope is off, every URL passes). For the same test
-        made on compiled records (``_native.LineWriter.write_passing``)."""
+        """What the fast test passes: a URL starting with one of these that cannot leave
+        its folder (None: scope is off, every URL passes). The crate's gate reads it."""
         return None if self._off else self._prefixes
 
+    def fast(self, text: str) -> bool:
+        """The fast test: True when scope is off, or ``text`` starts with one of the
+        prefixes and holds nothing that may make it leave its folder; False says nothing
+        (only :meth:`check` can tell)."""
+        return self._off or (text.startswith(self._prefixes) and not _may_leave(text))
+
     def check(self, url: str) -> str | None:
-        if self._off or (url.startswith(self._prefixes) and not _may_leave(url)):
+        if self.fast(url):
             return None
         return self._scope.check(url)
 
     def all_pass(self, urls: list[str]) -> bool:
-        """True when ``check`` passes every one of ``urls`` by its fast test, told by a few
-        searches over their joined text instead of two calls a URL; False says nothing
+        """True when :meth:`fast` passes every one of ``urls``, told by one fast test of
+        their joined text and two counts instead of a test a URL; False says nothing
         (check them one by one)."""
         if self._off:
             return True
@@ -153,13 +161,11 @@ class ScopeFilter:
         joined = " ".join(urls)
         gaps = len(urls) - 1
         # No URL holds the separator, so each of the gaps is followed by the next URL: that
-        # each one starts with the prefix is then a count. What may make a URL leave its
+        # each one starts with the prefix every prefix starts with is then a count, and the
+        # fast test of the joined text says the first does. What may make a URL leave its
         # folder cannot span a separator: found in the joined text if in any one URL.
         return (
-            joined.startswith(prefix)
-            and joined.count(" ") == gaps
-            and joined.count(" " + prefix) == gaps
-            and not _may_leave(joined)
+            joined.count(" ") == gaps and joined.count(" " + prefix) == gaps and self.fast(joined)
         )
 
 
