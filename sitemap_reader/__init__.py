@@ -43,6 +43,7 @@ from ._base._errors import (
     raise_for_problem,
 )
 from ._base._follow import ChildSitemap, FollowRules
+from ._base._lines import Lines, Since
 from ._base._models import (
     Alternate,
     ChangeFreq,
@@ -81,6 +82,7 @@ if _typing.TYPE_CHECKING:
     from ._io._state._sqlite import MemoryStateStore, SqliteStateStore, StoreSummary
     from ._io._state._store import StateStore, default_state_path
     from ._output._frames import problem_schema, read_dataframe, read_dataframe_sync
+    from ._output._plan import LinePlan
     from ._output._table import (
         ParquetSink,
         entries_to_batches,
@@ -114,6 +116,7 @@ _LAZY = {
     "CheckOptions": "._check._checker",
     "Checker": "._check._checker",
     "Leaf": "._core._walk._jobs",
+    "LinePlan": "._output._plan",
     "ParquetSink": "._output._table",
     "SitemapReader": "._api._reader",
     "check_sync": "._api._sync",
@@ -165,6 +168,8 @@ __all__ = [
     "Leaf",
     "LimitExceeded",
     "Limits",
+    "LinePlan",
+    "Lines",
     "LocalPace",
     "MemoryStateStore",
     "News",
@@ -181,6 +186,7 @@ __all__ = [
     "RetryPolicy",
     "ScopePolicy",
     "Severity",
+    "Since",
     "SitemapParser",
     "SitemapReader",
     "SitemapReaderError",

@@ -6,7 +6,7 @@ Python reference when this module is missing or ``SITEMAP_READER_PURE=1`` is set
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, Final, final
+from typing import Any, Final, Protocol, final
 
 __all__ = [
     "BlockScanner",
@@ -48,32 +48,46 @@ class LineWriter:
         self,
         entries: Iterable[object],
         *,
-        scope: list[str] | None,
-        since: datetime | None,
-        keep_undated: bool = True,
+        scope: _ScopeParameters,
+        since: _SinceParameters | None,
         room: int = ...,
     ) -> tuple[bytes, int, int, int] | None:
-        """The lines of the entries of one document that pass what ``dump`` checks between
-        the parser and the writer, as a compiled parser would check its records: the scope's
-        fast test (its prefixes; None: scope off), at most ``room`` entries in scope, and
-        ``since`` (``keep_undated``: without ``--since-strict``). With the counts (read, in
-        scope, written): reading stops at the first entry the fast test does not pass (only
-        the Python scope check can tell) or past the budget. None as ``write`` returns it;
-        ValueError for entries that name several sitemaps."""
+        """The lines of the entries of one document that pass what the lines path checks
+        between the parser and the writer, as a compiled parser would check its records:
+        the scope's fast test (``scope.prefixes``), at most ``room`` entries in scope, and
+        ``since`` (``since.when``, ``since.keep_undated``; None: off). With the counts
+        (read, in scope, written): reading stops at the first entry the fast test does not
+        pass (only the Python scope check can tell) or past the budget. None as ``write``
+        returns it; ValueError for entries that name several sitemaps or a naive
+        ``since.when``."""
     def write_run(
         self,
         run: Entries,
         *,
         start: int = 0,
-        scope: Sequence[str] | None,
-        since: datetime | None,
-        keep_undated: bool = True,
+        scope: _ScopeParameters,
+        since: _SinceParameters | None,
         room: int = ...,
     ) -> tuple[bytes, int, int, int]:
         """``write_passing`` on compiled records, from ``run[start]``, with no Python object
         made: the lines, the index where the records judged end (the first the fast scope
         test does not pass, the first past ``room``, or the run's end), and how many of those
-        were in scope and written. ValueError for a naive ``since``."""
+        were in scope and written. ValueError for a naive ``since.when``."""
+
+class _ScopeParameters(Protocol):
+    """What the gate reads of the walk's ``ScopeFilter``: its fast test's prefixes (None:
+    scope is off)."""
+
+    @property
+    def prefixes(self) -> Sequence[str] | None: ...
+
+class _SinceParameters(Protocol):
+    """What the gate reads of a ``Since``."""
+
+    @property
+    def when(self) -> datetime: ...
+    @property
+    def keep_undated(self) -> bool: ...
 
 @final
 class Entries:

@@ -108,33 +108,27 @@ impl PyLineWriter {
     }
 
     /// The lines of the entries that pass the checks `dump` makes between the parser and
-    /// the writer, made here as a compiled parser would make them on its records: `scope`'s
-    /// fast test (its prefixes; None: scope off), at most `room` entries in scope, and
-    /// `since` (an aware datetime; `keep_undated` as without `--since-strict`). Returns the
-    /// lines and (read, in scope, written) counts as `lines::Passed` says, or None as
-    /// `write` does. Entries of one document only (they name one sitemap).
-    #[pyo3(signature = (entries, *, scope, since, keep_undated = true, room = usize::MAX))]
+    /// the writer, made here as a compiled parser would make them on its records: the
+    /// scope's fast test (`scope`: the walk's `ScopeFilter`, its `prefixes` read), at most
+    /// `room` entries in scope, and `since` (a `Since`: its `when` and `keep_undated`
+    /// read; None: off). Returns the lines and (read, in scope, written) counts as
+    /// `lines::Passed` says, or None as `write` does. Entries of one document only (they
+    /// name one sitemap).
+    #[pyo3(signature = (entries, *, scope, since, room = usize::MAX))]
     fn write_passing<'py>(
         &self,
         py: Python<'py>,
         entries: &Bound<'py, PyAny>,
-        scope: Option<Vec<String>>,
-        since: Option<Bound<'py, PyAny>>,
-        keep_undated: bool,
+        scope: &Bound<'py, PyAny>,
+        since: &Bound<'py, PyAny>,
         room: usize,
     ) -> PyResult<Option<PassedLines<'py>>> {
         // --since reads every lastmod, whatever the format writes.
         let depth = Depth::of(self.format).max(Depth::Scalars);
         let mut reader = Reader::new(py, &self.kinds, depth);
-        let read = |reader: &mut Reader<'_, 'py>| -> Got<(Vec<Run>, Option<i64>)> {
-            let since = match &since {
-                Some(since) => Some(instant(&reader.date(since)?)),
-                None => None,
-            };
-            Ok((reader.runs(entries)?, since))
-        };
-        let (runs, since) = match read(&mut reader) {
-            Ok(read) => read,
+        let gate = gate_of(&mut reader, scope, since)?;
+        let runs = match reader.runs(entries) {
+            Ok(runs) => runs,
             Err(Miss::Unfit) => return Ok(None),
             Err(Miss::Python(error)) => return Err(error),
         };
@@ -143,10 +137,6 @@ impl PyLineWriter {
                 "write_passing() takes the entries of one document: these name several sitemaps",
             ));
         }
-        let gate = Gate {
-            scope,
-            since: since.map(|since| (since, keep_undated)),
-        };
         let format = self.format;
         let written = py.detach(|| {
             caught(|| {
@@ -174,31 +164,21 @@ impl PyLineWriter {
     /// checks as `write_passing`, with no Python object made. Returns the lines, where the
     /// records judged end (the first the fast scope test does not pass, or the first past
     /// `room`, or the run's end), and how many of those were in scope and written.
-    #[pyo3(signature = (run, *, start = 0, scope, since, keep_undated = true, room = usize::MAX))]
-    #[allow(clippy::too_many_arguments)] // (the Python method's keywords)
+    #[pyo3(signature = (run, *, start = 0, scope, since, room = usize::MAX))]
     fn write_run<'py>(
         &self,
         py: Python<'py>,
         run: &Bound<'py, PyEntries>,
         start: usize,
-        scope: Option<Vec<String>>,
-        since: Option<Bound<'py, PyAny>>,
-        keep_undated: bool,
+        scope: &Bound<'py, PyAny>,
+        since: &Bound<'py, PyAny>,
         room: usize,
     ) -> PyResult<PassedLines<'py>> {
-        let since = match &since {
-            Some(since) => match Reader::new(py, &self.kinds, Depth::Scalars).date(since) {
-                Ok(date) => Some((instant(&date), keep_undated)),
-                Err(Miss::Python(error)) => return Err(error),
-                Err(Miss::Unfit) => {
-                    return Err(PyValueError::new_err(
-                        "since must be an aware datetime at a fixed offset of whole seconds",
-                    ))
-                }
-            },
-            None => None,
-        };
-        let gate = Gate { scope, since };
+        let gate = gate_of(
+            &mut Reader::new(py, &self.kinds, Depth::Scalars),
+            scope,
+            since,
+        )?;
         let run = run.get();
         let records = run.records.get(start..).unwrap_or_default();
         let format = self.format;
@@ -219,6 +199,38 @@ impl PyLineWriter {
             Err(error) => Err(PyRuntimeError::new_err(error.message)),
         }
     }
+}
+
+/// The gate of `dump`'s checks, its parameters read by attribute from the Python objects
+/// that state them (nothing re-derived here): `scope.prefixes` (the walk's `ScopeFilter`:
+/// None when scope is off) and, unless `since` is None, `since.when` (an aware datetime at
+/// a fixed offset of whole seconds) and `since.keep_undated` (a `Since`).
+fn gate_of<'py>(
+    reader: &mut Reader<'_, 'py>,
+    scope: &Bound<'py, PyAny>,
+    since: &Bound<'py, PyAny>,
+) -> PyResult<Gate> {
+    let py = reader.py;
+    let prefixes: Option<Vec<String>> = scope.getattr(intern!(py, "prefixes"))?.extract()?;
+    let since = if since.is_none() {
+        None
+    } else {
+        let when = since.getattr(intern!(py, "when"))?;
+        let keep_undated: bool = since.getattr(intern!(py, "keep_undated"))?.extract()?;
+        match reader.date(&when) {
+            Ok(date) => Some((instant(&date), keep_undated)),
+            Err(Miss::Python(error)) => return Err(error),
+            Err(Miss::Unfit) => {
+                return Err(PyValueError::new_err(
+                    "since.when must be an aware datetime at a fixed offset of whole seconds",
+                ))
+            }
+        }
+    };
+    Ok(Gate {
+        scope: prefixes,
+        since,
+    })
 }
 
 /// The lines `write_passing` wrote, and its counts (read, in scope, written).

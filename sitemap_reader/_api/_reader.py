@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, cast
 
 from .._base._config import DEFAULT_CONFIG, ReaderConfig
+from .._base._lines import Lines
 from .._base._models import Entry, Event
 from .._base._run import Batch, Progress
 from .._base._sources import check_source, is_url
@@ -21,7 +22,7 @@ from .._io._http._network import LazyFetcher
 from .._io._state._incremental import feed_store
 from .._io._state._lock import RunLock, hold
 from .._io._state._store import StateStore, file_of, open_store
-from .._io._walk._lines import LinePlan
+from .._io._walk._lines import LineMaker
 from .._io._walk._walker import Walk
 
 if TYPE_CHECKING:
@@ -185,12 +186,17 @@ class SitemapReader:
         *,
         defer_leaves: bool = False,
         leaves: tuple[Leaf, ...] = (),
-        lines: LinePlan | None = None,
+        lines: LineMaker | None = None,
     ) -> Walk:
         if self._state is not _State.OPENED:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
         if not sources and not leaves:
             raise ValueError("give at least one source")
+        if lines is not None and self.config.incremental.changes:
+            raise ValueError(
+                "the change feed (incremental.changes) gives EntryChange records, not lines: "
+                "use walk_batches"
+            )
         for source in sources:
             check_source(source)  # a source no run can read is refused before any fetch
         deadline = self.config.timeouts.deadline
@@ -249,14 +255,37 @@ class SitemapReader:
             async for batch in batches:
                 yield batch
 
-    async def _line_batches(
-        self, sources: tuple[Source, ...], lines: LinePlan
-    ) -> AsyncGenerator[Batch, None]:
-        """:meth:`walk_batches` for ``dump``: its entries may come as ``Lines`` written by
-        ``lines`` (``_io._walk._lines``) in place of ``Entry`` records."""
-        async with contextlib.aclosing(self._open_walk(sources, lines=lines).batches()) as batches:
+    async def line_batches(
+        self, *sources: Source, plan: LineMaker
+    ) -> AsyncGenerator[list[Event | Lines], None]:
+        """:meth:`walk_batches` with the entries written as lines: each run of entries a
+        batch holds comes as one :class:`Lines` event in its place, in ``plan``'s format
+        (a :class:`LinePlan`), keeping only those its ``since`` keeps. The problems and
+        reports come as in :meth:`walk_batches`; so do the reports' entry counts, the
+        run's budget and ``progress.entries``, which count the entries ``since`` drops.
+
+        The lines are the bytes ``dump`` writes, under either core: the compiled core
+        writes most of them from its own records, with no ``Entry`` made (the fastest way
+        to write a run out), the pure core from ``Entry`` records. Write
+        ``plan.header`` first (csv's header row). Each batch is a :class:`Batch`.
+
+        Raises:
+            ValueError: with ``config.incremental.changes`` (the change feed gives
+                ``EntryChange`` records: read them with :meth:`walk_batches`).
+        """
+        walk = self._open_walk(sources, lines=plan)
+        async with contextlib.aclosing(walk.batches()) as batches:
             async for batch in batches:
-                yield batch
+                yield cast("list[Event | Lines]", batch)
+
+    async def lines(self, *sources: Source, plan: LineMaker) -> AsyncGenerator[Lines, None]:
+        """The :class:`Lines` of :meth:`line_batches` alone, one run of lines at a time:
+        ``out.write(plan.header)``, then ``out.write(lines.data)`` for each."""
+        async with contextlib.aclosing(self.line_batches(*sources, plan=plan)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if type(event) is Lines:
+                        yield event
 
     async def discover_batches(self, *sources: Source) -> AsyncGenerator[list[Event | Leaf], None]:
         """The sites' sitemap trees, leaves left unread: the first stage of a split read.

@@ -8,15 +8,12 @@ import contextlib
 import io
 import sys
 from collections.abc import Callable
-from datetime import datetime
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import sitemap_reader as sr
 
 from .._base._replacement import Replacement
-from .._io._walk._lines import LinePlan, Lines
-from .._output._compiled import CompiledWriter
-from .._output._lines import change_writer, entry_writer
+from .._output._lines import change_writer
 from . import _options, _output
 from ._console import Console, Tally
 from ._values import since
@@ -120,13 +117,20 @@ def _to_stdout(args: argparse.Namespace, config: sr.ReaderConfig) -> int:
         out.detach()
 
 
+Write = Callable[[list[Any]], None]  # records: parquet rows, the change feed
+Put = Callable[[bytes], object]  # lines: the reader's (line_batches), onto a byte stream
+
+
 def _writer(
     args: argparse.Namespace, config: sr.ReaderConfig, out: IO[str], name: str
-) -> Callable[[list[Any]], None]:
-    """The writer of the records as text (the csv header written at once)."""
-    make = change_writer if config.incremental.changes else entry_writer
-    with _output.writing(name):
-        return make(args.format, out)
+) -> Write | Put:
+    """The writer of the change feed as text (the csv header written at once), or of the
+    lines the reader writes, onto ``out``'s bytes."""
+    if config.incremental.changes:
+        with _output.writing(name):
+            return change_writer(args.format, out)
+    buffer: IO[bytes] = out.buffer  # type: ignore[attr-defined]
+    return buffer.write
 
 
 def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
@@ -150,25 +154,66 @@ def _settle(args: argparse.Namespace) -> sr.ReaderConfig:
 def _dump(
     args: argparse.Namespace,
     config: sr.ReaderConfig,
-    write: Callable[[list[Any]], None],
+    write: Write | Put,
     name: str,
     flush: Callable[[], None] | None = None,
 ) -> int:
-    """Run the walk, passing its records to ``write`` (then ``flush``), which write to
-    ``name``; returns the exit status."""
+    """Run the walk, passing its records (``write``: parquet, the change feed) or its
+    entries' lines (a ``Put``: jsonl, csv and txt) to ``write`` (then ``flush``), which
+    write to ``name``; returns the exit status."""
     from ._run import run_walk  # the walk's machinery: when a command runs, not for --help
 
     feed = config.incremental.changes
-    since: datetime | None = args.since
-    # Entries with no lastmod pass --since unless --since-strict.
-    undated = not args.since_strict
+    since = None if args.since is None else sr.Since(args.since, not args.since_strict)
     console = Console(args.quiet, args.no_progress, feed=feed, rules=_options.rules_named(args))
+    if args.format == "parquet" or feed:
+        handle = _records(cast(Write, write), since, console, name)
+        plan = None
+    else:
+        plan = sr.LinePlan(args.format, since)
+        put = cast(Put, write)
+        handle = _lines(put, console, name)
+        if plan.header:  # (csv's header row)
+            with _output.writing(name):
+                put(plan.header)
+    tally = run_walk(args, config, console, handle, plan)
+    if flush is not None:
+        with _output.writing(name):
+            flush()
+    console.summary(tally)
+    return tally.exit_status
+
+
+def _lines(put: Put, console: Console, name: str) -> Callable[[sr.Batch, Tally], None]:
+    """What takes each batch of ``line_batches``: the lines written, the rest told."""
+
+    def handle(batch: sr.Batch, tally: Tally) -> None:
+        for event in batch:
+            kind: type = type(event)
+            if kind is sr.Lines:
+                lines: sr.Lines = event  # type: ignore[assignment]
+                tally.written += lines.written
+                if lines.data:
+                    with _output.writing(name):
+                        put(lines.data)
+            elif kind is sr.Problem:
+                console.problem(event)  # type: ignore[arg-type]
+            else:
+                tally.visited(event)  # type: ignore[arg-type]
+
+    return handle
+
+
+def _records(
+    write: Write, since: sr.Since | None, console: Console, name: str
+) -> Callable[[sr.Batch, Tally], None]:
+    """What takes each batch of ``walk_batches``: the records kept by ``since`` written,
+    the other events told."""
 
     def kept(record: Any) -> bool:
-        lastmod = record.lastmod
         return (
             since is None
-            or (undated if lastmod is None else lastmod >= since)
+            or since.keeps(record.lastmod)
             # when a URL went away says nothing of its lastmod
             or getattr(record, "change", None) is sr.ChangeKind.REMOVED
         )
@@ -178,51 +223,16 @@ def _dump(
         # in a second one when there are any; the root is kept for the parquet source.
         records: list[Any] = sr.Batch([e for e in batch if type(e) in RECORDS], batch.root)
         if len(records) < len(batch):
-            lined = False
             for event in batch:
-                kind: type = type(event)  # (Lines are no Event: the walk's, for dump alone)
-                if kind is sr.Problem:
-                    console.problem(event)  # type: ignore[arg-type]
-                elif kind is Lines:
-                    lined = True
-                elif kind not in RECORDS:
+                if type(event) is sr.Problem:
+                    console.problem(event)
+                elif type(event) not in RECORDS:
                     tally.visited(event)  # type: ignore[arg-type]
-            if lined:
-                in_order(batch, tally)
-                return
-        put(records, tally)
-
-    def put(records: list[Any], tally: Tally) -> None:
         if since is not None:
-            records = sr.Batch(filter(kept, records), getattr(records, "root", None))
+            records = sr.Batch(filter(kept, records), batch.root)
         if records:
             tally.written += len(records)
             with _output.writing(name):
                 write(records)
 
-    def in_order(batch: sr.Batch, tally: Tally) -> None:
-        """Records and the lines the walk wrote, in the order they came."""
-        assert isinstance(write, CompiledWriter)
-        run = sr.Batch((), batch.root)
-        for event in batch:
-            kind: type = type(event)
-            if kind in RECORDS:
-                run.append(event)
-            elif kind is Lines:
-                put(run, tally)
-                run = sr.Batch((), batch.root)
-                lines: Lines = event  # type: ignore[assignment]
-                tally.written += lines.written
-                with _output.writing(name):
-                    write.put(lines.data)
-        put(run, tally)
-
-    plan = None
-    if isinstance(write, CompiledWriter) and not feed:
-        plan = LinePlan(write.lines, since, undated)
-    tally = run_walk(args, config, console, handle, plan)
-    if flush is not None:
-        with _output.writing(name):
-            flush()
-    console.summary(tally)
-    return tally.exit_status
+    return handle

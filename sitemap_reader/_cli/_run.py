@@ -7,13 +7,13 @@ import argparse
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from typing import cast
 
 import sitemap_reader as sr
 
 from .._api._sync import run_blocking
 from .._base._gc import few_collections
-from .._io._walk._lines import LinePlan
 from ._console import Console, Tally
 from ._options import open_state
 from ._signals import cancelled_by_sigterm
@@ -24,11 +24,11 @@ def run_walk(
     config: sr.ReaderConfig,
     console: Console,
     handle: Callable[[sr.Batch, Tally], None],
-    lines: LinePlan | None = None,
+    lines: sr.LinePlan | None = None,
 ) -> Tally:
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
-    ``handle(batch, tally)`` for each batch of events as it comes; with ``lines``, entries
-    may come as ``Lines`` it wrote (``dump``)."""
+    ``handle(batch, tally)`` for each batch of events as it comes; with ``lines``, the
+    entries come as ``Lines`` it wrote (``SitemapReader.line_batches``: ``dump``)."""
     state = open_state(args)
 
     async def walk() -> Tally:
@@ -39,10 +39,11 @@ def run_walk(
                 console.start(reader)
                 done = 0  # documents finished
                 try:
-                    batches = (
+                    batches = cast(
+                        "AsyncGenerator[sr.Batch, None]",
                         reader.walk_batches(*args.sources)
                         if lines is None
-                        else reader._line_batches(tuple(args.sources), lines)
+                        else reader.line_batches(*args.sources, plan=lines),
                     )
                     async with contextlib.aclosing(batches):  # closed here, not at exit
                         async for batch in batches:

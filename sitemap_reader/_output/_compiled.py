@@ -1,10 +1,11 @@
-"""The compiled writer of the command line's entry lines (``_native.LineWriter``): the bytes
-of the Python writer, written by the crate with the GIL released.
+"""The compiled writer of entry lines (``_native.LineWriter``): the bytes of the Python
+writer, written by the crate with the GIL released.
 
-It runs when the compiled core does (``SITEMAP_READER_PURE`` unset, the extension importable)
-and the lines go to a UTF-8 text stream over a byte buffer, as the command line's always do;
-its bytes go to that buffer. A batch it does not take (a hand-made record holding a value of
-another type) is written by the Python writer into the same buffer, so the lines keep their
+It runs when the compiled core does (``SITEMAP_READER_PURE`` unset, the extension importable):
+:func:`line_writer` makes it for a ``LinePlan`` (``._plan``: ``line_batches``, ``dump``), and
+:func:`compiled_entry_writer` for ``entry_writer`` when the lines go to a UTF-8 text stream
+over a byte buffer (its bytes go to that buffer). A batch it does not take (a hand-made record
+holding a value of another type) is written by the Python writer, so the lines keep their
 order. csv needs the running Python's ``csv`` module to quote as the crate knows how.
 """
 
@@ -42,8 +43,7 @@ CSV_COMPILED = _csv_row("\0") == "\0,\n"
 
 class CompiledWriter:
     """Writes lists of entries through the crate's ``lines`` writer onto ``buffer``; the
-    lists it does not take through ``python_write`` (into ``text``, then onto ``buffer``).
-    ``put`` writes lines the crate wrote elsewhere (``dump``'s walk: ``_io._walk._lines``)."""
+    lists it does not take through ``python_write`` (into ``text``, then onto ``buffer``)."""
 
     def __init__(
         self,
@@ -87,21 +87,25 @@ def compiled_entry_writer(
     run. ``python`` makes the Python writer, for the batches it does not take."""
     buffer: IO[bytes] | None = getattr(out, "buffer", None)
     encoding: str | None = getattr(out, "encoding", None)
-    if (
-        not COMPILED
-        or buffer is None
-        or encoding is None
-        or codecs.lookup(encoding).name != "utf-8"
-        or (fmt == "csv" and not CSV_COMPILED)
-    ):
+    if buffer is None or encoding is None or codecs.lookup(encoding).name != "utf-8":
         return None
-    from .. import _native
-
-    lines = _native.LineWriter(
-        fmt, (Entry, Image, Video, News, Alternate), ChangeFreq, csv_quote_cr=CSV_QUOTES_CR
-    )
+    lines = line_writer(fmt)
+    if lines is None:
+        return None
     errors: str = getattr(out, "errors", None) or "strict"
     out.flush()  # what was written as text comes first: from here on, only bytes
     text = io.StringIO()
     python_write = python(fmt, text)  # (the csv header is written into it at once)
     return CompiledWriter(lines, buffer, python_write, text, encoding, errors)
+
+
+def line_writer(fmt: str) -> _native.LineWriter | None:
+    """The crate's writer of entries as ``fmt`` (jsonl, csv or txt), or None where it does
+    not run: the pure core, or csv where this Python's csv quotes otherwise."""
+    if not COMPILED or (fmt == "csv" and not CSV_COMPILED):
+        return None
+    from .. import _native
+
+    return _native.LineWriter(
+        fmt, (Entry, Image, Video, News, Alternate), ChangeFreq, csv_quote_cr=CSV_QUOTES_CR
+    )

@@ -1,8 +1,11 @@
-//! The checks `dump` makes on each entry between the parser and the writer, on Rust records,
-//! so that a compiled parser can hand the writer its records without Python objects: the
-//! scope's fast test (what the walk's `ScopeFilter.check` passes before it asks yarl), the
-//! run's entry budget (`max_entries`) and `--since`. They run in the walk's order: scope,
-//! then the budget on the entries in scope, then `--since` on what the budget kept.
+//! The checks the lines path (`SitemapReader.line_batches`, `dump`) makes on each entry
+//! between the parser and the writer, on Rust records, so that a compiled parser can hand
+//! the writer its records without Python objects: the scope's fast test (the compiled core's
+//! statement of `ScopeFilter.fast`), the run's entry budget (`max_entries`) and `--since`
+//! (of `Since.keeps`). They run in the walk's order: scope, then the budget on the entries
+//! in scope, then `--since` on what the budget kept. Their parameters are read from those
+//! Python objects (`pylines::gate_of`), never derived here; tests/output/test_compiled_gate.py
+//! holds each rule to its Python statement.
 
 use crate::lines::{write_entries, Format};
 use crate::record::{DateTime, Entry};
@@ -10,11 +13,11 @@ use crate::record::{DateTime, Entry};
 /// What an entry must pass to be written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Gate {
-    /// The scope's prefixes (a loc passes the fast test when it starts with one and holds no
-    /// dot segment, tab or line break); None when scope is off.
+    /// The scope's prefixes, `ScopeFilter.prefixes` (a loc passes the fast test when it
+    /// starts with one and holds no dot segment, tab or line break); None when scope is off.
     pub scope: Option<Vec<String>>,
-    /// `--since` as a UTC instant in microseconds since 1970, and whether an entry without
-    /// a lastmod is kept (not `--since-strict`).
+    /// `Since.when` as a UTC instant in microseconds since 1970, and `Since.keep_undated`:
+    /// whether an entry without a lastmod is kept (not `--since-strict`).
     pub since: Option<(i64, bool)>,
 }
 

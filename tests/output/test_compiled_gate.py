@@ -1,11 +1,14 @@
-"""The checks ``dump`` makes between the parser and the writer, made by the crate on its own
-records (``LineWriter.write_passing``: the seam a compiled parser writes lines through)
-against the Python walk's and command line's: the scope's fast test, the entry budget and
-``--since``."""
+"""The checks the lines path makes between the parser and the writer, made by the crate on
+its own records (``LineWriter.write_passing``: the seam a compiled parser writes lines
+through) against the Python statements of the same rules, each held once per core: the
+scope's fast test (``ScopeFilter.fast``, ``Gate::in_scope``), the entry budget and
+``--since`` (``Since.keeps``, ``Gate::recent``). The crate reads their parameters by
+attribute from the Python objects (the ``ScopeFilter``, the ``Since``)."""
 
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -13,12 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_reader import ChangeFreq, Entry, ScopePolicy
+from sitemap_reader import ChangeFreq, Entry, ScopePolicy, Since
 from sitemap_reader._core._walk._scope import Scope
 from sitemap_reader._output._lines import python_entry_writer
 from tests.support.lines import FORMATS, line_writer, native
 
 native()
+OFF = Scope("", ScopePolicy.OFF).filter()  # (its prefixes are None: every URL passes)
 
 SITEMAPS = ["https://e.com/blog/s.xml", "https://e.com/s.xml", "http://e.com:8080/a/b/s.xml"]
 VOUCHED = ["", "https://e.com", "https://cdn.e.com"]
@@ -42,24 +46,24 @@ def _writer(fmt: str = "txt") -> Any:
     vouched=st.sampled_from(VOUCHED),
     locs=st.lists(_locs, min_size=1, max_size=8),
 )
-def test_the_fast_scope_test_keeps_only_what_the_walk_keeps(
+def test_the_crates_fast_scope_test_is_the_scope_filters(
     sitemap: str, policy: ScopePolicy, vouched: str, locs: list[str]
 ) -> None:
-    """What the crate passes the walk's check passes too (it never keeps what scope drops),
-    and what the walk's whole-batch fast path passes, the crate passes: its reading stops
-    only where the walk would check URLs one by one."""
+    """Both cores hold the scope's fast test: the crate's gate, given the walk's
+    ``ScopeFilter`` (it reads its ``prefixes``), passes exactly what ``ScopeFilter.fast``
+    passes; what it passes the full check passes; and ``all_pass`` says the fast test
+    passes every URL of a batch only when it does."""
     check = Scope(sitemap, policy, vouched).filter()
     for loc in locs:
-        passed = _writer().write_passing([Entry(loc)], scope=check.prefixes, since=None)
+        passed = _writer().write_passing([Entry(loc)], scope=check, since=None)
         assert passed is not None
-        assert passed[1] in (0, 1)
+        assert passed[1] == check.fast(loc), loc
         if passed[1]:
             assert check.check(loc) is None, loc
-        if check.all_pass([loc]):
-            assert passed[1] == 1, loc
+    assert check.all_pass(locs) <= all(check.fast(loc) for loc in locs)
     if check.all_pass(locs):
         entries = [Entry(loc) for loc in locs]
-        assert _writer().write_passing(entries, scope=check.prefixes, since=None) == (
+        assert _writer().write_passing(entries, scope=check, since=None) == (
             "".join(f"{loc}\n" for loc in locs).encode(),
             len(locs),
             len(locs),
@@ -94,33 +98,43 @@ _lastmods = st.none() | st.builds(
 def test_the_budget_and_since_keep_what_the_walk_and_dump_keep(
     fmt: str, lastmods: list[datetime | None], since: datetime, undated: bool, room: int
 ) -> None:
-    """Entries in scope: the first ``room`` kept (the walk's cut), then those at or after
-    ``since`` (and the undated ones unless strict, as dump keeps them), written as the
-    Python writer writes what is left."""
+    """Entries in scope: the first ``room`` kept (the walk's cut), then those ``Since.keeps``
+    keeps (the Python statement of ``--since``: the crate's ``Gate::recent`` agrees with it
+    on every lastmod and offset), written as the Python writer writes what is left."""
     entries = [
         Entry(f"https://e.com/{i}", lastmod, ChangeFreq.DAILY, 0.5, "https://e.com/s.xml")
         for i, lastmod in enumerate(lastmods)
     ]
     budget = entries[:room]
-    kept = [e for e in budget if (undated if e.lastmod is None else e.lastmod >= since)]
+    rule = Since(since, undated)
+    kept = [e for e in budget if rule.keeps(e.lastmod)]
     text = io.StringIO()
     write = python_entry_writer(fmt, text)
     text.seek(0)
     text.truncate()
     write(kept)
-    passed = _writer(fmt).write_passing(
-        entries, scope=["https://e.com/"], since=since, keep_undated=undated, room=room
-    )
+    scope = Scope("https://e.com/s.xml", ScopePolicy.STRICT).filter()
+    passed = _writer(fmt).write_passing(entries, scope=scope, since=rule, room=room)
     assert passed == (text.getvalue().encode(), len(budget), len(budget), len(kept))
 
 
 def test_several_documents_are_refused() -> None:
     entries = [Entry("https://e.com/a", sitemap="a"), Entry("https://e.com/b", sitemap="b")]
     with pytest.raises(ValueError, match="one document"):
-        _writer().write_passing(entries, scope=None, since=None)
+        _writer().write_passing(entries, scope=OFF, since=None)
 
 
-def test_a_naive_since_is_declined() -> None:
-    """--since is aware; a naive one is no value the command line makes."""
+def test_a_naive_since_is_refused() -> None:
+    """A lastmod is aware: ``Since`` refuses a naive instant, and the crate, which reads
+    ``when`` by attribute, refuses one it is handed all the same."""
     naive = datetime(2024, 5, 1)
-    assert _writer().write_passing([Entry("https://e.com/a")], scope=None, since=naive) is None
+    with pytest.raises(ValueError, match="aware"):
+        Since(naive)
+
+    @dataclass
+    class Naive:
+        when: datetime = naive
+        keep_undated: bool = True
+
+    with pytest.raises(ValueError, match="aware"):
+        _writer().write_passing([Entry("https://e.com/a")], scope=OFF, since=Naive())

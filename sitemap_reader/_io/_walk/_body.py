@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from ..._base._config import ReaderConfig
 from ..._base._errors import HTTPStatusError, LimitExceeded, kind_of
+from ..._base._lines import Lines
 from ..._base._models import (
     Entry,
     Event,
@@ -43,7 +44,7 @@ from ..._core._xml._core_choice import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
 from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
-from ._lines import LinePlan, Lines
+from ._lines import LineMaker, write_entries, write_run
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 from ._reports import child_report, visited
@@ -71,7 +72,7 @@ class Settings:
     defer: bool = False  # discovery: a leaf sitemap is handed out unread
     pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
     threads: ParseThreads | None = None  # ReaderConfig.parse_threads: the others, in threads
-    lines: LinePlan | None = None  # dump: entries written as lines here (see ._lines)
+    lines: LineMaker | None = None  # line_batches: entries written as lines (see ._lines)
 
 
 class SitemapBody:
@@ -91,9 +92,10 @@ class SitemapBody:
         self.parser: SitemapParser | RemoteParser | None = None
         self._pool = settings.pool  # None in discovery: its leaves are not read
         self._threads = settings.threads
-        # Lines are written here only where nothing else reads an entry: no store (its
-        # lastmod statistics, the change feed).
-        self._lines = settings.lines if tracker is None else None
+        # Entries passed on are written as lines (line_batches); compiled runs are asked
+        # for only where nothing else reads an entry: no store (its lastmod statistics).
+        plan = self._plan = settings.lines
+        self._lines = plan if tracker is None and plan and plan.compiled else None
         self.scope = Scope(job.url, config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
         self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
@@ -284,7 +286,27 @@ class SitemapBody:
             assert self._tracker is not None
             self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
             out = [e for e in out if type(e) is not Entry]
+        if self._plan is not None and entries:
+            out = self._as_lines(out)
         await self._outbox.emit(out, root=self.job.root)
+
+    def _as_lines(self, out: list[Event]) -> list[Event]:
+        """``out`` with each run of ``Entry`` records in it written as one ``Lines``."""
+        plan = self._plan
+        assert plan is not None
+        lined: list[Event] = []
+        run: list[Entry] = []
+        for event in out:
+            if type(event) is Entry:
+                run.append(event)
+                continue
+            if run:
+                lined.append(cast(Event, write_entries(plan, run)))
+                run = []
+            lined.append(event)
+        if run:
+            lined.append(cast(Event, write_entries(plan, run)))
+        return lined
 
     def _sort(self, events: list[Event], room: int) -> tuple[list[Event], int]:
         """The events to pass on, one by one: entries in scope (the others counted as
@@ -337,14 +359,13 @@ class SitemapBody:
         usual check, and once ``room`` is spent the rest are, for the budget's cut."""
         plan = self._lines
         assert plan is not None
-        prefixes = self._filter.prefixes
         start, end, entries = 0, len(run), 0
         while start < end:
             if room - entries <= 0:
                 more, passed = self._sort(run.objects(start), 0)
                 out.extend(more)
                 return entries + passed
-            lines, start = plan.write(run, start, prefixes, room - entries)
+            lines, start = write_run(plan, run, start, self._filter, room - entries)
             if lines.in_scope:
                 out.append(cast(Event, lines))
                 entries += lines.in_scope

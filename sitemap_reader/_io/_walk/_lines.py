@@ -1,55 +1,59 @@
-"""``dump``'s lines written from the compiled core's records, with no ``Entry`` made.
+"""The walk's side of :meth:`SitemapReader.line_batches`: a run's entries written as lines.
 
-When the command line writes jsonl, csv or txt through the crate's writer and nothing else
-reads an entry (no state store, no change feed, no worker process), the walk asks the
-compiled scanner for its records as runs (``_native.Entries``) and each document's body
-writes their lines itself (:meth:`LinePlan.write`): the scope's fast test, the run's entry
-budget and ``--since``, in the walk's order, then the lines. What the fast test cannot pass
-becomes an ``Entry`` and takes the usual path. The lines go out as :class:`Lines` events in
-the run's batches, in their place among the other events; only the command line that asked
-for them sees one.
+Each document's body writes the entries it passes on as :class:`Lines` events, in their
+place among the other events, through the run's plan (``sitemap_reader.LinePlan``, made
+above this layer: the walk reads it through :class:`LineMaker`). Its ``since`` is applied
+here, after the scope and the run's entry budget, as ``dump`` applies it.
+
+Where the compiled core runs and nothing else reads an entry (no state store, no worker
+process), the body asks the compiled scanner for its records as runs
+(``_native.Entries``) and :func:`write_run` has the crate judge and write them with no
+``Entry`` made: the scope's fast test (the body's ``ScopeFilter``, read by attribute), the
+room left in the budget and ``since`` (the plan's ``Since``, read by attribute), in that
+order, then the lines. What the fast test cannot pass becomes an ``Entry`` and takes the
+usual path; every other ``Entry`` is written by :func:`write_entries`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from ..._base._lines import Lines, Since
+from ..._base._models import Entry
+from ..._core._walk._scope import ScopeFilter
 
 if TYPE_CHECKING:
     from ... import _native
 
 
-@dataclass(frozen=True, slots=True)
-class Lines:
-    """Lines of one document's entries, as the writer wrote them (UTF-8)."""
+class LineMaker(Protocol):
+    """What the walk reads of a ``LinePlan`` (``_output/_plan.py``)."""
 
-    data: bytes
-    written: int  # the entries they are (those --since kept)
-    in_scope: int  # the entries judged in scope (the budget and the report count these)
+    @property
+    def since(self) -> Since | None: ...
+
+    @property
+    def compiled(self) -> _native.LineWriter | None: ...
+
+    def encode(self, entries: list[Entry]) -> bytes: ...
 
 
-@dataclass(frozen=True, slots=True)
-class LinePlan:
-    """How the bodies of a run write their entries' lines: ``writer`` the crate's writer of
-    the command line's format, ``since`` and ``keep_undated`` its ``--since`` (None: off)
-    and whether an entry without a lastmod passes it (not ``--since-strict``)."""
+def write_entries(plan: LineMaker, entries: list[Entry]) -> Lines:
+    """The lines of ``entries`` (in scope, within the budget) that the plan's ``since``
+    keeps."""
+    since = plan.since
+    kept = entries if since is None else [e for e in entries if since.keeps(e.lastmod)]
+    return Lines(plan.encode(kept) if kept else b"", len(kept), len(entries))
 
-    writer: _native.LineWriter
-    since: datetime | None = None
-    keep_undated: bool = True
 
-    def write(
-        self, run: _native.Entries, start: int, scope: tuple[str, ...] | None, room: int
-    ) -> tuple[Lines, int]:
-        """The lines of ``run`` from ``start`` on that pass, at most ``room`` in scope, and
-        where the records judged end (see ``LineWriter.write_run``)."""
-        data, end, in_scope, written = self.writer.write_run(
-            run,
-            start=start,
-            scope=scope,  # (the crate takes a tuple as a list)
-            since=self.since,
-            keep_undated=self.keep_undated,
-            room=max(room, 0),
-        )
-        return Lines(data, written, in_scope), end
+def write_run(
+    plan: LineMaker, run: _native.Entries, start: int, scope: ScopeFilter, room: int
+) -> tuple[Lines, int]:
+    """The lines of the compiled ``run`` from ``start`` on that pass, at most ``room`` in
+    scope, and where the records judged end (see ``LineWriter.write_run``)."""
+    writer = plan.compiled
+    assert writer is not None  # (the body asks for runs only then)
+    data, end, in_scope, written = writer.write_run(
+        run, start=start, scope=scope, since=plan.since, room=max(room, 0)
+    )
+    return Lines(data, written, in_scope), end

@@ -40,7 +40,7 @@ from ..._core._xml._core_choice import COMPILED
 
 def threads_for(config: ReaderConfig, *, lines: bool = False) -> int:
     """How many parse threads a walk of ``config`` keeps (0: parsed on the event loop);
-    ``lines``: the walk writes ``dump``'s lines from compiled records (``._lines``).
+    ``lines``: the walk writes lines from compiled records (``._lines``).
 
     Auto (None): one a core, when the parser's core releases the GIL for enough of its
     work and there are several cores to run on; else none. The compiled core does when

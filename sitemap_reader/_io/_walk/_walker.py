@@ -47,7 +47,7 @@ from .._state._incremental import ENTRY_FORMATS, FIRST_READ, Plan, Tracker
 from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
-from ._lines import LinePlan
+from ._lines import LineMaker
 from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
@@ -61,7 +61,7 @@ class Walk:
     """One run over ``sources`` (and ``leaves`` found by discovery); iterate :meth:`batches`
     once. With ``defer_leaves`` (discovery), leaf sitemaps are sniffed (their first bytes
     tell their format) and handed out as :class:`Leaf` records instead of being read. With
-    ``lines`` (the command line's ``dump``), the bodies write entry lines (``._lines``)."""
+    ``lines`` (``SitemapReader.line_batches``), the bodies write entries as lines (``._lines``)."""
 
     def __init__(
         self,
@@ -73,14 +73,14 @@ class Walk:
         *,
         defer_leaves: bool = False,
         leaves: Sequence[Leaf] = (),
-        lines: LinePlan | None = None,
+        lines: LineMaker | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
         self._tracker = None if store is None else Tracker(store, config.incremental, progress)
         self._pool = ParsePool(config.workers) if config.workers and not defer_leaves else None
-        threads = threads_for(config, lines=lines is not None)
+        threads = threads_for(config, lines=lines is not None and lines.compiled is not None)
         # Made here, started as calls come: a walk that parses nothing starts no thread.
         self._threads = ParseThreads(threads) if threads else None
         self._settings = Settings(
