@@ -72,7 +72,7 @@ from ._output._lines import entry_to_dict
 
 if _typing.TYPE_CHECKING:
     from ._api._reader import SitemapReader
-    from ._api._sync import check_sync, collect_urls_sync, entries_sync, walk_sync
+    from ._api._sync import check_sync, collect_urls_sync, entries_sync, lines_sync, walk_sync
     from ._base._version import __version__
     from ._check._checker import Checker, CheckOptions
     from ._check._codes import CODES, Code, Finding, Severity
@@ -122,6 +122,7 @@ _LAZY = {
     "check_sync": "._api._sync",
     "collect_urls_sync": "._api._sync",
     "entries_sync": "._api._sync",
+    "lines_sync": "._api._sync",
     "entries_to_batches": "._output._table",
     "entries_to_dataframe": "._output._table",
     "entries_to_table": "._output._table",
@@ -218,6 +219,7 @@ __all__ = [
     "entries_to_table",
     "entry_schema",
     "entry_to_dict",
+    "lines_sync",
     "parse_datetime",
     "problem_schema",
     "raise_for_problem",

@@ -20,8 +20,10 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, TypeVar
 
 from .._base._config import ReaderConfig
+from .._base._lines import Lines
 from .._base._models import Entry, Event
 from .._io._state._store import StateStore
+from .._io._walk._lines import LineMaker
 from ._reader import SitemapReader, Source
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ def walk_sync(
     return _flatten(iterate_blocking(batches))
 
 
-def _flatten(batches: Generator[list[Event], None, None]) -> Generator[Event, None, None]:
+def _flatten(batches: Generator[list[_T], None, None]) -> Generator[_T, None, None]:
     try:
         for batch in batches:
             yield from batch
@@ -76,6 +78,21 @@ def _only_entries(events: Generator[Event, None, None]) -> Generator[Entry, None
                 yield event
     finally:
         events.close()  # leaving early stops the run now, not when garbage is collected
+
+
+def lines_sync(
+    *sources: Source, plan: LineMaker, config: ReaderConfig | None = None, state: State = None
+) -> Generator[Lines, None, None]:
+    """Blocking ``SitemapReader.lines``: the entries' lines in ``plan``'s format (a
+    :class:`LinePlan`), a run of them at a time, as they are written (write
+    ``plan.header`` first)."""
+
+    async def batches() -> AsyncGenerator[list[Lines], None]:
+        async with SitemapReader(config, state=state) as reader:
+            async for batch in reader.line_batches(*sources, plan=plan):
+                yield [event for event in batch if type(event) is Lines]
+
+    return _flatten(iterate_blocking(batches))
 
 
 def collect_urls_sync(

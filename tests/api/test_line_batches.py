@@ -195,3 +195,16 @@ def test_since_keeps_what_is_at_or_after_it() -> None:
     assert not rule.keeps(datetime(2024, 5, 10, 1, 59, tzinfo=plus_two))
     assert rule.keeps(datetime(2024, 5, 10, 2, tzinfo=plus_two))
     assert rule.keeps(None) and not strict.keeps(None)
+
+
+def test_lines_sync_gives_the_same_lines() -> None:
+    """The blocking wrapper, from plain code: the lines ``lines`` gives, in order."""
+    config = sr.ReaderConfig(limits=sr.Limits(max_concurrency=1), allow_private=True)
+    plan = plan_of("jsonl", SINCE, False)
+    with ThreadedServer() as s:
+        serve(s)
+        got = list(sr.lines_sync(s.a("/index.xml"), plan=plan, config=config))
+        whole = asyncio.run(transcript(s.a("/index.xml"), plan))
+    assert all(type(lines) is sr.Lines for lines in got)
+    assert b"".join(lines.data for lines in got) == whole.data
+    assert sum(lines.written for lines in got) == whole.written > 0

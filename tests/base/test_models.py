@@ -218,6 +218,7 @@ PUBLIC_NAMES = [
     "entries_to_table",
     "entry_schema",
     "entry_to_dict",
+    "lines_sync",
     "parse_datetime",
     "problem_schema",
     "raise_for_problem",
