@@ -71,6 +71,27 @@ def test_the_crates_fast_scope_test_is_the_scope_filters(
         )
 
 
+# Any text after a scheme and host: the characters the fast test looks at, and others.
+_tails = st.text(alphabet=st.sampled_from("/.%2eE\t\n\r aZ9?#:@é\u2028"), max_size=12)
+_any_locs = st.builds(str.__add__, _pieces, _tails) | st.text(max_size=20)
+
+
+@given(
+    sitemap=st.sampled_from(SITEMAPS),
+    policy=st.sampled_from(list(ScopePolicy)),
+    vouched=st.sampled_from(VOUCHED),
+    loc=_any_locs,
+)
+def test_the_fast_scope_tests_agree_on_any_text(
+    sitemap: str, policy: ScopePolicy, vouched: str, loc: str
+) -> None:
+    """The two statements of the fast test give the same verdict on any string."""
+    check = Scope(sitemap, policy, vouched).filter()
+    passed = _writer().write_passing([Entry(loc)], scope=check, since=None)
+    assert passed is not None
+    assert passed[1] == check.fast(loc), loc
+
+
 _UTC_DAYS = st.integers(min_value=-3, max_value=3)
 _offsets = st.integers(min_value=-86_399, max_value=86_399).map(
     lambda s: timezone(timedelta(seconds=s))
