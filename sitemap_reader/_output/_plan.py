@@ -31,7 +31,7 @@ class LinePlan:
     line), keeping those ``since`` keeps (None: all).
 
     The lines are the bytes ``dump --format FORMAT`` writes, under either core. Raises
-    ValueError for another format.
+    ValueError for another format, TypeError for a ``since`` that is no :class:`Since`.
     """
 
     format: str = "jsonl"
@@ -43,6 +43,11 @@ class LinePlan:
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"no line format {self.format!r}: jsonl, csv or txt")
+        if self.since is not None and not isinstance(self.since, Since):
+            raise TypeError(
+                f"since must be a Since or None, not {type(self.since).__name__}: "
+                "Since(when, keep_undated=True)"
+            )
         object.__setattr__(self, "compiled", line_writer(self.format))
 
     @property

@@ -183,6 +183,10 @@ def test_a_plan_says_what_it_cannot_be() -> None:
         sr.LinePlan("xml")
     with pytest.raises(ValueError, match="aware"):
         sr.Since(datetime(2024, 5, 1))
+    when = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    with pytest.raises(TypeError, match=r"since must be a Since or None, not datetime"):
+        sr.LinePlan("txt", when)  # type: ignore[arg-type]
+    assert sr.LinePlan("txt", sr.Since(when)).since == sr.Since(when)
 
 
 def test_since_keeps_what_is_at_or_after_it() -> None:
