@@ -19,16 +19,9 @@ import _pure_wheel
 import pytest
 import sitemap_reader_build
 
-from tests.support.fresh_venv import ROOT, make_venv
+from tests.support.fresh_venv import EXAMPLE, README_JOB_URLS, ROOT, make_venv
 from tests.support.wheels import CI, cargo_version, normal_metadata
 
-EXAMPLE = ROOT / "examples" / "sitemap.xml"  # README's main job: sitemap-reader dump it
-README_JOB_URLS = [
-    "https://www.example.com/",
-    "https://www.example.com/products/teapot?colour=blue&size=large",
-    "https://www.example.com/about",
-    "https://www.example.com/blog/2026/sitemaps-from-the-crawler-side",
-]
 needs_tomllib = pytest.mark.skipif(
     sys.version_info < (3, 11),
     reason="on 3.10 the isolated build needs tomli from the index, which these installs forbid",

@@ -19,6 +19,11 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+# README's main job and what it prints, as the release workflow checks it on each platform.
+from check_wheel import EXAMPLE, README_JOB_URLS
+
+__all__ = ["EXAMPLE", "README_JOB_URLS", "ROOT", "FreshVenv", "make_venv", "path_without_rust"]
+
 ROOT = Path(__file__).resolve().parents[2]
 # A hang guard: a pure install takes seconds; the bar for one is two minutes.
 INSTALL_TIMEOUT = 120
