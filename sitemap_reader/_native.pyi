@@ -9,8 +9,13 @@ from datetime import datetime
 from typing import Any, Final, Protocol, final
 
 __all__ = [
+    "CHANGEFREQS",
+    "KINDS",
+    "RECORDS",
+    "SLOTS",
     "BlockScanner",
     "Entries",
+    "Interface",
     "LineWriter",
     "TextScanner",
     "__version__",
@@ -20,6 +25,24 @@ __all__ = [
 
 __version__: Final[str]
 build_profile: Final[str]  # "release" or "debug"
+
+# What the compiled core was built with, which the package checks against its own at import
+# (``_core/_xml/_interface.py``, ``mismatch``): the element kinds its block reader knows, by
+# name; the slots among an entry's extensions it builds records for; each record class's
+# fields, in the order it sets them; the changefreq words, in the order it numbers them.
+KINDS: Final[dict[str, int]]
+SLOTS: Final[dict[str, int]]
+RECORDS: Final[dict[str, tuple[str, ...]]]
+CHANGEFREQS: Final[tuple[str, ...]]
+
+@final
+class Interface:
+    """What the block scanner builds with, read once by attribute from ``config``
+    (``_core/_xml/_interface.Interface``): the record classes (dataclasses with slots whose
+    fields are ``RECORDS``'s and whose ``__new__`` is ``object``'s, else TypeError), the
+    ``changefreq`` enum, the record functions and the extension containers."""
+
+    def __new__(cls, config: Any) -> Interface: ...
 
 @final
 class LineWriter:
@@ -104,10 +127,10 @@ class Entries:
 class BlockScanner:
     """The fast path of the XML reader (the pure core has none: expat reads it all).
 
-    ``doc`` is the ``Document`` read; ``kinds`` the element kind of each prefix the root
-    declares; ``read(bytes, at)`` gives expat the bytes of a block the scanner did not
-    take, ``settled(tag_len)`` says whether expat closed the record there; ``types`` the
-    package's classes and record functions (``_core_choice._TYPES``: the module imports
+    ``doc`` is the ``Document`` read (what is read of it: ``_interface.ScannedDocument``);
+    ``kinds`` the element kind of each prefix the root declares; ``read(bytes, at)`` gives
+    expat the bytes of a block the scanner did not take, ``settled(tag_len)`` says whether
+    expat closed the record there; ``interface`` what it builds with (the module imports
     nothing of the package). With ``lines``, the entries the scanner reads itself go to the
     document's output as ``Entries`` runs, not as ``Entry`` records. ``panic_for_tests`` makes the scan panic, for the test that
     a caught panic ends the document with a problem.
@@ -121,7 +144,7 @@ class BlockScanner:
         kinds: dict[str, int],
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
-        types: tuple[Any, ...],
+        interface: Interface,
         lines: bool = False,
         panic_for_tests: bool = False,
     ) -> BlockScanner: ...

@@ -26,6 +26,8 @@ mod py;
 #[cfg(feature = "python")]
 mod py_block;
 #[cfg(feature = "python")]
+mod pyface;
+#[cfg(feature = "python")]
 mod pylines;
 #[cfg(feature = "python")]
 mod pyslots;

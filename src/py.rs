@@ -1,5 +1,6 @@
 //! The extension module `sitemap_reader._native`, typed by `sitemap_reader/_native.pyi`: the
-//! block scanner (`py_block.rs`), the line writer (`pylines.rs`) and the text scanner
+//! block scanner (`py_block.rs`), the interface it is given and the numbers the package
+//! checks at import (`pyface.rs`), the line writer (`pylines.rs`) and the text scanner
 //! (`pytext.rs`). Each runs its work detached from the interpreter (the GIL released), and
 //! a panic is caught and reported, never raised as Python's PanicException.
 
@@ -8,6 +9,7 @@ use pyo3::prelude::*;
 #[pymodule(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::py_block::register(m)?;
+    crate::pyface::register(m)?;
     crate::pylines::register(m)?;
     m.add_class::<crate::pytext::PyTextScanner>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -2,7 +2,9 @@
 //! dataclasses `Entry`, `SitemapRef`, `Image`, `Video`, `News` and `Alternate`
 //! (sitemap_reader/_base/_models.py): the same names, `Option` for `X | None`, `Vec` for a
 //! tuple. An entry's `sitemap` (a reference's `source`) is not kept per record: every
-//! record of a document shares it, so whoever writes them takes it once.
+//! record of a document shares it, so whoever writes them takes it once. The dataclasses
+//! are where the records are defined: the bindings build them (`pyslots.rs`) from the
+//! field lists they export as `_native.RECORDS`, which the package checks at import.
 
 /// The protocol's `<changefreq>` values (Python's `ChangeFreq`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

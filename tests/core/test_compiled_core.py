@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _core_choice
+from sitemap_reader._core._xml._interface import INTERFACE
 from sitemap_reader._core._xml._prolog import prefixes
 from tests.support.compiled import compiled_events, needs_compiled
 from tests.support.documents import clean_documents, documents, realistic_documents
@@ -223,6 +224,9 @@ def test_videos_and_news_of_plain_values_are_built_by_the_core() -> None:
     assert sum(isinstance(e, Entry) for e in exact) == len(blocks)
 
 
+_INTERFACE = _native.Interface(INTERFACE) if _core_choice.COMPILED else None
+
+
 def _scanner(doc: Document, **kw: Any) -> Any:
     return _native.BlockScanner(
         doc,
@@ -230,7 +234,7 @@ def _scanner(doc: Document, **kw: Any) -> Any:
         kinds=kw.pop("kinds", {}),
         read=lambda data, at: True,
         settled=lambda tag: True,
-        types=kw.pop("types", _core_choice._TYPES),
+        interface=kw.pop("interface", _INTERFACE),
         **kw,
     )
 
@@ -260,9 +264,8 @@ class _NoSlots:
 def test_the_record_builder_refuses_a_class_it_cannot_fill(cls: type, said: str) -> None:
     """The compiled core fills a record's slots past its ``__init__``: only a class whose
     objects ``object.__new__`` makes, and whose fields are slots, may be given to it."""
-    types = (_core_choice._TYPES[0], cls, *_core_choice._TYPES[2:])
     with pytest.raises(TypeError, match=said):
-        _scanner(Document("https://example.com/s.xml", Limits(), False), types=types)
+        _native.Interface(dataclasses.replace(INTERFACE, sitemap_ref=cls))
 
 
 def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:

@@ -7,6 +7,7 @@ path is the exact path, and the tests that compare the two are skipped (``needs_
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 from unittest import mock
@@ -15,9 +16,12 @@ import pytest
 
 from sitemap_reader import Entry, Limits, SitemapRef
 from sitemap_reader._core._xml import _core_choice, _exact, _records
+from sitemap_reader._core._xml._interface import INTERFACE
 from tests.support.helpers import parse_chunks
 
 needs_compiled = pytest.mark.skipif(not _core_choice.COMPILED, reason=_core_choice.describe())
+if _core_choice.COMPILED:
+    from sitemap_reader import _native
 
 _DEFAULT = Limits()
 
@@ -40,10 +44,14 @@ def compiled_events(
 
         return wrapper
 
-    judged = (counting(_records.emit_entry, "python"), counting(_records.emit_ref, "python"))
-    types = (*_core_choice._TYPES[:9], *judged, *_core_choice._TYPES[11:])
+    interface = dataclasses.replace(
+        INTERFACE,
+        emit_entry=counting(_records.emit_entry, "python"),
+        emit_ref=counting(_records.emit_ref, "python"),
+    )
+    new_scanner = _core_choice._compiled_block_scanner(_native, _native.Interface(interface))
     with (
-        mock.patch.object(_core_choice, "_TYPES", types),
+        mock.patch.object(_core_choice, "new_scanner", new_scanner),
         mock.patch.object(_exact, "emit_entry", counting(_records.emit_entry, "expat")),
         mock.patch.object(_exact, "emit_ref", counting(_records.emit_ref, "expat")),
     ):

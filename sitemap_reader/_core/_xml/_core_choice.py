@@ -7,9 +7,10 @@ with no wheel): then the Python code, with no error. That import alone decides
 (``._document``): the compiled ``BlockScanner``, or None on the pure core, where expat
 and the exact path (``._exact``) read every document whole. A fallback must be
 correct, not fast: the pure core has no scanner of its own to keep in step with the
-compiled one. The compiled scanner is given the package's record classes and record
-functions, since ``_native`` imports nothing of the package: a block it does not judge
-exactly as Python goes to ``emit_entry`` / ``emit_ref``, an odd block to expat.
+compiled one. The compiled scanner is given one ``_native.Interface``, made here at import
+from ``._interface.INTERFACE`` (the package's record classes and record functions, since
+``_native`` imports nothing of the package), once the numbers and fields the extension
+was built with were found to be the package's.
 
 ``describe()`` says what runs, for ``sitemap-reader --version``.
 """
@@ -17,24 +18,12 @@ exactly as Python goes to ``emit_entry`` / ``emit_ref``, an odd block to expat.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
-from ..._base._models import (
-    Alternate,
-    ChangeFreq,
-    Entry,
-    Image,
-    News,
-    ProblemKind,
-    SitemapRef,
-    Video,
-)
 from .._doc import Document
 from .._pure import PURE_ENV, pure_requested
-from ._extensions import CONTAINERS, IMAGE, REPEATED, alternate_of
-from ._records import emit_entry, emit_ref
+from ._interface import INTERFACE, mismatch
 
 
 class BlockScanner(Protocol):
@@ -56,47 +45,7 @@ class NewScanner(Protocol):
     ) -> BlockScanner: ...
 
 
-# What the compiled scanner builds with, in the order it takes them (src/py_block.rs).
-_TYPES = (
-    Entry,
-    SitemapRef,
-    Image,
-    Alternate,
-    tuple(
-        ChangeFreq(word)
-        for word in ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
-    ),
-    datetime,
-    timezone,
-    timedelta,
-    timezone.utc,
-    emit_entry,
-    emit_ref,
-    ProblemKind.ERROR,
-    CONTAINERS[(IMAGE, "image")].build,
-    alternate_of,
-    # The containers Python builds from the fields the compiled core reads (images are
-    # built in Rust): their element, each field's (kind, local name, name, repeated),
-    # their builder and their slot among an entry's extensions.
-    tuple(
-        (
-            kind,
-            local,
-            tuple((k, n, name, name in REPEATED) for (k, n), name in spec.fields.items()),
-            spec.build,
-            spec.slot,
-        )
-        for (kind, local), spec in CONTAINERS.items()
-        if kind != IMAGE
-    ),
-    # The records the compiled core builds of a video or news container whose values it
-    # judges itself (src/block/extend.rs); the builders above take any other.
-    Video,
-    News,
-)
-
-
-def _compiled_block_scanner(native: ModuleType) -> NewScanner:
+def _compiled_block_scanner(native: ModuleType, interface: Any) -> NewScanner:
     block_scanner = native.BlockScanner
 
     def new_scanner(
@@ -113,12 +62,28 @@ def _compiled_block_scanner(native: ModuleType) -> NewScanner:
             kinds=kinds,
             read=read,
             settled=settled,
-            types=_TYPES,
+            interface=interface,
             lines=doc.lines,
         )
         return scanner
 
     return new_scanner
+
+
+def _interface(native: ModuleType) -> Any:
+    """The compiled core's ``Interface``, made once; ImportError, naming what differs, for
+    a build of the extension that does not match this package (built from another
+    commit): it would read records wrongly, and falling back would hide it."""
+    said = mismatch(native)
+    if said is None:
+        try:
+            return native.Interface(INTERFACE)
+        except (TypeError, ValueError, AttributeError) as exc:
+            said = str(exc)
+    raise ImportError(
+        f"sitemap_reader._native does not match this package: {said}. Rebuild it "
+        f"(pip install -e .), or set {PURE_ENV}=1 to read without it."
+    )
 
 
 def _import_native() -> tuple[ModuleType | None, str]:
@@ -136,7 +101,9 @@ def _import_native() -> tuple[ModuleType | None, str]:
 _NATIVE, _WHICH = _import_native()
 COMPILED = _NATIVE is not None
 # None on the pure core: the exact path reads every document.
-new_scanner: NewScanner | None = None if _NATIVE is None else _compiled_block_scanner(_NATIVE)
+new_scanner: NewScanner | None = (
+    None if _NATIVE is None else _compiled_block_scanner(_NATIVE, _interface(_NATIVE))
+)
 # The class of the runs of compiled records a scanner made with ``lines`` puts in a
 # document's output (``_native.Entries``); None without the compiled core, which puts none.
 ENTRIES: type | None = None if _NATIVE is None else _NATIVE.Entries
