@@ -56,26 +56,28 @@ impl PyInterface {
         let get = |name: &Bound<'_, pyo3::types::PyString>| -> PyResult<Py<PyAny>> {
             Ok(config.getattr(name)?.unbind())
         };
+        // {(kind, local): Container(fields={(kind, local): name}, build, slot)}
+        let repeated = config.getattr(intern!(py, "repeated"))?;
         let mut containers = Vec::new();
         let mut builders = Vec::new();
-        for spec in config.getattr(intern!(py, "containers"))?.try_iter()? {
-            let spec = spec?;
+        let specs = config.getattr(intern!(py, "containers"))?;
+        for item in specs.call_method0(intern!(py, "items"))?.try_iter()? {
+            let (key, spec): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            let (kind, local): (u8, String) = key.extract()?;
             let mut fields = Vec::new();
             let mut names = Vec::new();
-            let mut repeated = Vec::new();
-            for field in spec.getattr(intern!(py, "fields"))?.try_iter()? {
-                let field = field?;
-                fields.push((
-                    field.getattr(intern!(py, "kind"))?.extract::<u8>()?,
-                    field.getattr(intern!(py, "local"))?.extract::<String>()?,
-                ));
-                names.push(field.getattr(intern!(py, "name"))?.extract::<String>()?);
-                repeated.push(field.getattr(intern!(py, "repeated"))?.extract::<bool>()?);
+            let mut many = Vec::new();
+            let spec_fields = spec.getattr(intern!(py, "fields"))?;
+            for field in spec_fields.call_method0(intern!(py, "items"))?.try_iter()? {
+                let (element, name): ((u8, String), String) = field?.extract()?;
+                many.push(repeated.contains(&name)?);
+                fields.push(element);
+                names.push(name);
             }
             let slot = spec.getattr(intern!(py, "slot"))?.extract()?;
             containers.push(Container {
-                kind: spec.getattr(intern!(py, "kind"))?.extract()?,
-                local: spec.getattr(intern!(py, "local"))?.extract()?,
+                kind,
+                local,
                 fields,
                 names: names.clone(),
                 build: match slot {
@@ -86,7 +88,7 @@ impl PyInterface {
             });
             builders.push(Builder {
                 names,
-                repeated,
+                repeated: many,
                 build: spec.getattr(intern!(py, "build"))?.unbind(),
                 slot,
             });

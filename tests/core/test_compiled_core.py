@@ -265,7 +265,7 @@ def test_the_record_builder_refuses_a_class_it_cannot_fill(cls: type, said: str)
     """The compiled core fills a record's slots past its ``__init__``: only a class whose
     objects ``object.__new__`` makes, and whose fields are slots, may be given to it."""
     with pytest.raises(TypeError, match=said):
-        _native.Interface(dataclasses.replace(INTERFACE, sitemap_ref=cls))
+        _native.Interface(INTERFACE._replace(sitemap_ref=cls))
 
 
 def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:

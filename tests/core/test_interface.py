@@ -136,7 +136,7 @@ def test_a_record_class_of_other_fields_is_refused_by_the_compiled_core() -> Non
     fields = "loc, caption, title, geo_location, license"
     said = f"has the fields {fields}, width; the compiled core sets {fields}"
     with pytest.raises(TypeError, match=re.escape(said) + "$"):
-        _native.Interface(dataclasses.replace(INTERFACE, image=_LongerImage))  # type: ignore[arg-type]
+        _native.Interface(INTERFACE._replace(image=_LongerImage))  # type: ignore[arg-type]
 
     class Refusing:
         def __getattr__(self, name: str) -> Any:
@@ -144,7 +144,7 @@ def test_a_record_class_of_other_fields_is_refused_by_the_compiled_core() -> Non
 
         @staticmethod
         def Interface(config: Interface) -> Any:
-            return _native.Interface(dataclasses.replace(config, image=_LongerImage))  # type: ignore[arg-type]
+            return _native.Interface(config._replace(image=_LongerImage))  # type: ignore[arg-type]
 
     with pytest.raises(ImportError, match="does not match this package: .*" + re.escape(said)):
         _core_choice._interface(Refusing())  # type: ignore[arg-type]
@@ -219,12 +219,12 @@ _CONFIG_READS: list[str] = []
 def _traced_interface() -> Any:
     """The package's interface, its Python functions run with the tracing off (what they
     read is Python's, not the compiled core's)."""
-    fields = {f.name: getattr(INTERFACE, f.name) for f in dataclasses.fields(INTERFACE)}
+    fields = INTERFACE._asdict()
     for name in ("emit_entry", "emit_ref", "build_image", "alternate_of"):
         fields[name] = _while(False, fields[name])
-    fields["containers"] = tuple(
-        dataclasses.replace(c, build=_while(False, c.build)) for c in INTERFACE.containers
-    )
+    fields["containers"] = {
+        key: c._replace(build=_while(False, c.build)) for key, c in INTERFACE.containers.items()
+    }
     config = _Config(**fields)
     _CONFIG_READS.clear()
     return _native.Interface(config)
@@ -329,7 +329,7 @@ def test_the_interface_is_read_once_by_name() -> None:
     while documents are read with it."""
     interface = _traced_interface()
     made = list(_CONFIG_READS)
-    declared = [f.name for f in dataclasses.fields(Interface)]
+    declared = list(Interface._fields)
     assert sorted(set(made)) == sorted(declared)
     assert len(made) == len(declared)
     doc = Document("https://example.com/s.xml", Limits(), False)

@@ -7,7 +7,6 @@ path is the exact path, and the tests that compare the two are skipped (``needs_
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 from unittest import mock
@@ -44,8 +43,7 @@ def compiled_events(
 
         return wrapper
 
-    interface = dataclasses.replace(
-        INTERFACE,
+    interface = INTERFACE._replace(
         emit_entry=counting(_records.emit_entry, "python"),
         emit_ref=counting(_records.emit_ref, "python"),
     )

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..._base._config import Limits
 from ..._base._models import (
@@ -44,6 +43,7 @@ from ._extensions import (
     VIDEO,
     VIDEOS,
     XHTML,
+    Container,
     alternate_of,
 )
 from ._records import emit_entry, emit_ref
@@ -68,32 +68,10 @@ DOCUMENT_READS = frozenset({"url", "limits", "entries", "out", "fail"})
 LIMITS_READS = frozenset({"max_urls", "max_loc_length", "max_token_bytes"})
 
 
-@dataclass(frozen=True)
-class Field:
-    """A child of a container: its element's kind and local name, the field it fills, and
-    whether every value is kept (else the last)."""
-
-    kind: int
-    local: str
-    name: str
-    repeated: bool
-
-
-@dataclass(frozen=True)
-class Builder:
-    """A container whose fields the compiled core reads and Python builds (or, for a video
-    or news whose values it judges itself, the compiled core: see ``src/block/extend.rs``)."""
-
-    kind: int
-    local: str
-    fields: tuple[Field, ...]
-    build: Callable[[dict[str, Any], Any], Any]
-    slot: int  # among an entry's extensions (_extensions.VIDEOS, NEWS_ITEMS)
-
-
-@dataclass(frozen=True)
-class Interface:
-    """What the compiled core builds with: ``_native.Interface(INTERFACE)``."""
+class Interface(NamedTuple):
+    """What the compiled core builds with: ``_native.Interface(INTERFACE)``. (Immutable, and
+    read by name, as a frozen dataclass would be; a named tuple costs a sixth of one at
+    import, which the start of every command pays.)"""
 
     # The record classes it fills past their __init__ (src/pyslots.rs).
     entry: type[Entry]
@@ -108,7 +86,11 @@ class Interface:
     emit_ref: Callable[..., bool]
     build_image: Callable[[dict[str, Any], Any], Image | None]
     alternate_of: Callable[..., Alternate | None]
-    containers: tuple[Builder, ...]
+    # The containers whose fields it reads and Python builds (or, a video or news whose
+    # values it judges itself, it builds: src/block/extend.rs), by (kind, local name); and
+    # the fields of which every value is kept (the others: the last).
+    containers: Mapping[tuple[int, str], Container]
+    repeated: frozenset[str]
     error_kind: ProblemKind  # a caught panic's problem
 
 
@@ -124,17 +106,12 @@ INTERFACE = Interface(
     emit_ref=emit_ref,
     build_image=CONTAINERS[(IMAGE, "image")].build,
     alternate_of=alternate_of,
-    containers=tuple(
-        Builder(
-            kind,
-            local,
-            tuple(Field(k, n, name, name in REPEATED) for (k, n), name in spec.fields.items()),
-            spec.build,
-            spec.slot,
-        )
-        for (kind, local), spec in CONTAINERS.items()
-        if kind != IMAGE  # (the block reader reads images itself: build_image)
-    ),
+    containers={
+        key: spec
+        for key, spec in CONTAINERS.items()
+        if key != (IMAGE, "image")  # (the block reader reads images itself: build_image)
+    },
+    repeated=REPEATED,
     error_kind=ProblemKind.ERROR,
 )
 
