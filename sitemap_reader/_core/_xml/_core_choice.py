@@ -2,7 +2,8 @@
 
 The compiled ``sitemap_reader._native`` is used unless ``SITEMAP_READER_PURE`` is set
 (to anything but "" or "0") or it cannot be imported (a build without Rust, a platform
-with no wheel): then the Python code, with no error. That import alone decides
+with no wheel): then the Python code, with no error (an extension that imports but does
+not match the package is one: ``_interface``). That import alone decides
 ``COMPILED``, and with it ``new_scanner``, the fast path of ``XmlHandler``
 (``._document``): the compiled ``BlockScanner``, or None on the pure core, where expat
 and the exact path (``._exact``) read every document whole. A fallback must be

@@ -69,9 +69,9 @@ LIMITS_READS = frozenset({"max_urls", "max_loc_length", "max_token_bytes"})
 
 
 class Interface(NamedTuple):
-    """What the compiled core builds with: ``_native.Interface(INTERFACE)``. (Immutable, and
-    read by name, as a frozen dataclass would be; a named tuple costs a sixth of one at
-    import, which the start of every command pays.)"""
+    """What the compiled core builds with: ``_native.Interface(INTERFACE)``. (Immutable and
+    read by name, as a frozen dataclass would be; a named tuple's class costs less to make
+    at import, which the start of every command pays.)"""
 
     # The record classes it fills past their __init__ (src/pyslots.rs).
     entry: type[Entry]
