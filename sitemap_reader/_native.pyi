@@ -15,6 +15,7 @@ __all__ = [
     "SLOTS",
     "BlockScanner",
     "Entries",
+    "Inflater",
     "Interface",
     "LineWriter",
     "TextScanner",
@@ -152,6 +153,29 @@ class BlockScanner:
         """None while the scanner goes on, else the bytes to give expat (it stopped)."""
     def finish(self) -> bytes:
         """End of input: the bytes not consumed, for expat."""
+
+@final
+class Inflater:
+    """gzip (member after member) or deflate (zlib-wrapped or raw, told apart by the zlib
+    header) undone a bounded piece at a time, as ``_core._codings``' ``Gunzip`` and
+    ``Inflate`` undo them with Python's zlib: ``push`` compressed bytes (copied), then
+    ``pull`` pieces of at most ``step`` bytes until None; each pull inflates one piece with
+    the GIL released. A fault ends the stream: the pieces before it come out first, then
+    ``fault`` says what it was in the words of CPython's zlib errors. ValueError for a
+    coding other than gzip or deflate.
+    """
+
+    def __new__(cls, coding: str, *, step: int) -> Inflater: ...
+    def push(self, data: bytes) -> None:
+        """Take the next compressed bytes (ignored after the end or a fault)."""
+    def pull(self) -> bytes | None:
+        """The next piece, or None until more bytes are pushed (or ever)."""
+    @property
+    def complete(self) -> bool:
+        """True when the stream ended where it should (not cut midway)."""
+    @property
+    def fault(self) -> str | None:
+        """The fault that ended the stream, else None."""
 
 def caught_panics() -> int:
     """How many panics the compiled core caught in this process (each one a bug)."""

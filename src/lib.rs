@@ -7,6 +7,7 @@
 //!   [`record`]'s. The package uses it unless `SITEMAP_READER_PURE` is set.
 //! - [`lines`]: the writer of jsonl / csv / txt lines from [`record`]'s records.
 //! - [`text::TextScanner`]: the byte work of plain-text sitemaps, which the reader uses.
+//! - [`inflate::Inflater`]: the gzip and deflate content codings, a bounded piece at a time.
 //!
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
@@ -16,6 +17,7 @@
 
 pub mod block;
 pub mod guard;
+pub mod inflate;
 pub mod lines;
 pub mod record;
 mod refs;
@@ -27,6 +29,7 @@ mod py;
 mod py_block;
 #[cfg(feature = "python")]
 mod pyface;
+mod py_inflate;
 #[cfg(feature = "python")]
 mod pylines;
 #[cfg(feature = "python")]

@@ -392,6 +392,11 @@ impl PyEntries {
     }
 }
 
+/// Count a panic caught elsewhere in the bindings (the inflater's).
+pub(crate) fn count_panic() {
+    PANICS.fetch_add(1, Ordering::Relaxed);
+}
+
 /// How many panics the compiled core caught in this process (each one a bug).
 #[pyfunction]
 pub fn caught_panics() -> u64 {
