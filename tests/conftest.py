@@ -25,6 +25,19 @@ def fast(request: pytest.FixtureRequest) -> bool:
     return bool(request.param)
 
 
+@pytest.fixture(params=["rust", "python"])
+def zlib_core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a gzip or deflate test on both inflaters: the compiled core's (src/inflate.rs)
+    and Python's zlib, the pure core's (``_core._codings``)."""
+    from sitemap_reader._core import _codings
+
+    if request.param == "python":
+        monkeypatch.setattr(_codings, "compiled_inflater", lambda: None)
+    elif _codings.compiled_inflater() is None:
+        pytest.skip("the compiled core is not in use")
+    return str(request.param)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under CI a missing corpus fails the run: skipping its tests would pass in silence."""
     ci = os.environ.get("CI", "").lower() in ("true", "1", "yes")

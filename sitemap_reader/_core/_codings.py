@@ -4,11 +4,15 @@ One class per coding behind one small interface (:class:`Decoder`): ``feed`` com
 iterate over decompressed pieces of at most about :data:`STEP` bytes, stop iterating whenever
 the consumer has had enough (a size limit). The consumer, not the decoder, bounds the total.
 
-- gzip (:class:`Gunzip`): ``zlib.decompressobj(wbits=31)`` reads one member; a file of several
-  members (what ``cat a.gz b.gz`` makes, and some generators write) is read member after member.
-  The parser uses it for ``.gz`` files too.
-- deflate (:class:`Inflate`): the zlib wrapping HTTP specifies, or the raw deflate some servers
+- gzip (:func:`gunzip`): a file of several members (what ``cat a.gz b.gz`` makes, and some
+  generators write) is read member after member. The parser uses it for ``.gz`` files too.
+- deflate (:func:`inflate`): the zlib wrapping HTTP specifies, or the raw deflate some servers
   send instead, told apart by the zlib header.
+
+  Both are inflated by the compiled core when it runs (``_native.Inflater``, flate2 on
+  zlib-rs, with the GIL released: :class:`Inflating`), else by Python's zlib
+  (:class:`Gunzip`, :class:`Inflate`, the pure core's): the same pieces joined, the same
+  faults in the same words, the same ``complete``.
 - br (:class:`Unbrotli`): the Brotli package (1.2 or newer bounds its output).
 - zstd (:class:`Unzstd`): ``compression.zstd`` (Python 3.14), else backports.zstd.
 - several codings (``Content-Encoding: gzip, br``): :class:`Stacked`, undone last first.
@@ -28,6 +32,7 @@ from types import ModuleType
 from typing import Protocol
 
 from .._base._errors import CodingError, ContentEncodingError
+from ._pure import pure_requested
 
 GZIP_MAGIC = b"\x1f\x8b"
 # Decompressed bytes handed on at a time: the memory a bomb can cost. The parser's chunk
@@ -140,6 +145,70 @@ class Inflate(_Zlib):
             if cmf & 0x0F != 8 or cmf >> 4 > 7 or (cmf << 8 | flg) % 31:
                 self._dec = zlib.decompressobj(wbits=-15)  # no zlib header: raw deflate
         yield from self._inflate(data)  # anything after the stream's end is ignored
+
+
+class Inflater(Protocol):
+    """``_native.Inflater`` (src/inflate.rs, see ``_native.pyi``)."""
+
+    def push(self, data: bytes, /) -> None: ...
+    def pull(self) -> bytes | None: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def fault(self) -> str | None: ...
+
+
+class NewInflater(Protocol):
+    def __call__(self, coding: str, /, *, step: int) -> Inflater: ...
+
+
+class Inflating:
+    """gzip or deflate on the compiled core: the bytes go to Rust, each piece (at most
+    :data:`STEP` bytes) is inflated when the consumer asks for it, so a bomb costs one
+    step at a time there too; the pieces before a fault come out before its error."""
+
+    __slots__ = ("_inflater", "name")
+
+    def __init__(self, name: str, new: NewInflater) -> None:
+        self.name = name
+        self._inflater = new(name, step=STEP)
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        inflater = self._inflater
+        inflater.push(data)
+        while (piece := inflater.pull()) is not None:
+            yield piece
+        if (fault := inflater.fault) is not None:
+            raise CodingError(self.name, fault)
+
+    @property
+    def complete(self) -> bool:
+        return self._inflater.complete
+
+
+@cache
+def compiled_inflater() -> NewInflater | None:
+    """The compiled core's inflater, None on the pure core (``SITEMAP_READER_PURE``, or no
+    extension). Chosen at the first gzip or deflate stream, as the text handler is."""
+    if pure_requested():
+        return None
+    try:
+        from .. import _native
+    except ImportError:
+        return None
+    return _native.Inflater
+
+
+def gunzip() -> Decoder:
+    """A gzip decoder on the core that runs."""
+    new = compiled_inflater()
+    return Gunzip() if new is None else Inflating("gzip", new)
+
+
+def inflate() -> Decoder:
+    """A deflate decoder on the core that runs."""
+    new = compiled_inflater()
+    return Inflate() if new is None else Inflating("deflate", new)
 
 
 class _Sliced:
@@ -256,8 +325,8 @@ if sys.version_info >= (3, 14):
 else:
     _ZSTD = ("backports.zstd", "the backports.zstd package")
 _CODINGS: dict[str, tuple[str, str, Callable[[ModuleType], Decoder]]] = {
-    "gzip": ("zlib", "the standard library", lambda _: Gunzip()),
-    "deflate": ("zlib", "the standard library", lambda _: Inflate()),
+    "gzip": ("zlib", "the standard library", lambda _: gunzip()),
+    "deflate": ("zlib", "the standard library", lambda _: inflate()),
     "br": ("brotli", "the Brotli package", Unbrotli),
     "zstd": (*_ZSTD, Unzstd),
 }

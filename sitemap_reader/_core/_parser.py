@@ -22,7 +22,7 @@ from .._base._config import DEFAULT_LIMITS, Limits
 from .._base._errors import CodingError
 from .._base._models import Event, Format, ProblemKind
 from ._charset import Decoding
-from ._codings import GZIP_MAGIC, Gunzip
+from ._codings import GZIP_MAGIC, Decoder, gunzip
 from ._doc import Document
 from ._formats._textcore import text_handler
 from ._sniff import Syntax, route
@@ -83,7 +83,7 @@ class SitemapParser:
         self._doc.lines = lines
         self._decoding: Decoding | None = Decoding(self._doc, content_type)  # None: UTF-8
         self._head = b""  # bytes held until the routing is decided
-        self._gunzip: Gunzip | None = None
+        self._gunzip: Decoder | None = None
         self._gzip_decided = False
         self._handler: _Handler | None = None
         self._closed = False
@@ -143,7 +143,7 @@ class SitemapParser:
             self._head = b""
             self._gzip_decided = True
             if data[:2] == GZIP_MAGIC:
-                self._gunzip = Gunzip()
+                self._gunzip = gunzip()
         if self._gunzip is None:
             self._plain(data)
         else:

@@ -315,11 +315,12 @@ def test_junk_before_a_feed_is_read_leniently() -> None:
     assert not problem(events, "not-well-formed").fatal
 
 
-# -- gzip -----------------------------------------------------------------------------------
+# -- gzip (on both inflaters: the compiled core's and Python's zlib) ------------------------
 
 DOC = urlset(*(url_block(f"https://example.com/{i}", lastmod="2024-01-01") for i in range(300)))
 
 
+@pytest.mark.usefixtures("zlib_core")
 @pytest.mark.parametrize("url", [URL, "https://example.com/sitemap.xml.gz", "https://e.com/s.txt"])
 def test_gzip_recognised_by_magic_bytes_whatever_the_name(url: str) -> None:
     """Gzipped input is inflated because of its bytes, not its name; bytes_read is decompressed."""
@@ -337,6 +338,7 @@ def test_gzip_recognised_by_magic_bytes_whatever_the_name(url: str) -> None:
     assert parser.bytes_in == len(gz(data))
 
 
+@pytest.mark.usefixtures("zlib_core")
 @pytest.mark.parametrize(
     ("plain", "fmt"),
     [
@@ -355,6 +357,7 @@ def test_every_format_can_be_gzipped(plain: bytes, fmt: Format) -> None:
     assert parser.format is fmt
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_multi_member_gzip() -> None:
     """A gzip file of several members (cat a.gz b.gz) is read member after member."""
     data = DOC.encode()
@@ -365,6 +368,7 @@ def test_multi_member_gzip() -> None:
         assert problems(events) == []
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_zero_padding_after_the_last_member_is_ignored() -> None:
     """Trailing zero bytes after the last gzip member (tape padding) are ignored, as gzip(1) does."""
     events = parse(gz(DOC.encode()) + b"\0" * 512)
@@ -372,6 +376,7 @@ def test_zero_padding_after_the_last_member_is_ignored() -> None:
     assert problems(events) == []
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_truncated_gzip_keeps_entries_then_truncated() -> None:
     """A gzip stream cut midway keeps every entry inflated before the cut, then a fatal `truncated`."""
     data = DOC.encode()
@@ -386,6 +391,7 @@ def test_truncated_gzip_keeps_entries_then_truncated() -> None:
             assert last is not None and last.kind == "truncated"
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_gzip_cut_in_its_trailer_still_reports_the_cut() -> None:
     """All XML inflated but the gzip trailer missing: every entry, then `truncated`."""
     events = parse(gz(DOC.encode())[:-3])
@@ -394,6 +400,7 @@ def test_gzip_cut_in_its_trailer_still_reports_the_cut() -> None:
     assert last is not None and last.kind == "truncated" and "gzip" in last.message
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_corrupt_gzip_header() -> None:
     """Bytes that start like gzip but are not give a fatal `gzip-error` and nothing else."""
     events = parse(b"\x1f\x8b" + b"this is not deflate data at all" * 10)
@@ -402,6 +409,7 @@ def test_corrupt_gzip_header() -> None:
     assert last is not None and last.kind == "gzip-error"
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_corrupt_gzip_keeps_entries_before_the_fault_whatever_the_split() -> None:
     """A corrupt gzip stream yields the entries inflated before the fault, the same for any chunking."""
     packed = bytearray(gz(DOC.encode()))
@@ -420,6 +428,7 @@ def test_corrupt_gzip_keeps_entries_before_the_fault_whatever_the_split() -> Non
         assert all(r == runs[0] for r in runs)
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_gzip_bytes_split_in_the_magic() -> None:
     """The two magic bytes may arrive in separate chunks."""
     packed = gz(DOC.encode())
@@ -428,6 +437,7 @@ def test_gzip_bytes_split_in_the_magic() -> None:
     assert events == parse(packed)
 
 
+@pytest.mark.usefixtures("zlib_core")
 def test_stdlib_gzip_with_a_file_name_header() -> None:
     """Gzip headers with optional fields (FNAME, mtime) from other tools are read too."""
     import io

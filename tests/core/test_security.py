@@ -170,6 +170,7 @@ def test_gzip_bomb_generator_is_what_it_claims() -> None:
     ],
     ids=["zeros", "xml-whitespace"],
 )
+@pytest.mark.usefixtures("zlib_core")
 def test_gzip_bomb_is_cut_at_max_bytes_in_bounded_memory(prefix: bytes, fill: bytes) -> None:
     """A 1 GiB gzip bomb fed in 64 KiB chunks stops at Limits.max_bytes (`too-large`) with a small peak."""
     max_bytes = 16 << 20

@@ -1,6 +1,7 @@
 """Content codings (issue 15): gzip, deflate (zlib and raw), br, zstd and stacks of them, undone
 by the project's decoders (``_core/_codings.py``) under the same bound, over a real aiohttp
-server on 127.0.0.1. Bombs and cut streams in each coding are in test_hostile.py.
+server on 127.0.0.1, gzip and deflate on either core's inflater. Bombs and cut streams in each
+coding are in test_hostile.py; the two inflaters held to each other in test_inflaters.py.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from sitemap_reader._base._errors import CodingError
 from sitemap_reader._core._codings import STEP, Decoder, accept_encoding, decoder_for
 from tests.support.helpers import bomb_stream, bytewise, damaged_midway, encode, sized
 from tests.support.http_site import Handler, Served, serve, urlset, walk, xml
+
+# Every test here runs on both inflaters of gzip and deflate (the compiled core's and Python's).
+pytestmark = pytest.mark.usefixtures("zlib_core")
 
 CODINGS = ["gzip", "deflate", "deflate-raw", "br", "zstd"]
 DOCUMENT = b"".join(b"<url><loc>https://example.com/%d</loc></url>\n" % i for i in range(20_000))

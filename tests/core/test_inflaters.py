@@ -1,0 +1,192 @@
+"""The two inflaters of gzip and deflate held to each other: the compiled core's
+(``_native.Inflater``, src/inflate.rs, behind ``_codings.Inflating``) and Python's zlib
+(``_codings.Gunzip`` / ``Inflate``, the pure core's).
+
+Hypothesis builds streams (random and sitemap-like payloads; gzip of one or several members,
+maybe followed by zero padding or junk; zlib-wrapped and raw deflate), damages some (cut,
+bytes flipped, junk appended) and splits them at random points: both must give the same bytes
+joined, the same fault in the same words (or none) and the same ``complete``, in pieces of at
+most ``STEP``. A gzip bomb of 1 GiB of zeros, inflated whole, costs each core a bounded peak.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zlib
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_reader._base._errors import CodingError
+from sitemap_reader._core import _codings
+from sitemap_reader._core._codings import STEP, Decoder, Gunzip, Inflate, Inflating
+from sitemap_reader._core._pure import PURE_ENV
+from tests.support.helpers import cut_at
+
+NEW = _codings.compiled_inflater()
+pytestmark = pytest.mark.skipif(NEW is None, reason="the compiled core is not in use")
+
+
+def python(coding: str) -> Decoder:
+    return Gunzip() if coding == "gzip" else Inflate()
+
+
+def rust(coding: str) -> Decoder:
+    assert NEW is not None
+    return Inflating(coding, NEW)
+
+
+Outcome = tuple[bytes, str | None, bool]
+
+
+def run(decoder: Decoder, chunks: Sequence[bytes]) -> Outcome:
+    """What ``decoder`` gives for ``chunks``: the bytes joined, the fault, ``complete``."""
+    out: list[bytes] = []
+    fault = None
+    try:
+        for chunk in chunks:
+            for piece in decoder.feed(chunk):
+                assert 0 < len(piece) <= STEP
+                out.append(piece)
+    except CodingError as exc:
+        assert exc.coding == decoder.name
+        fault = str(exc)
+    return b"".join(out), fault, decoder.complete
+
+
+def both(coding: str, chunks: Sequence[bytes]) -> Outcome:
+    """The outcome, the same on both cores."""
+    expected = run(python(coding), chunks)
+    assert run(rust(coding), chunks) == expected
+    return expected
+
+
+def compress(data: bytes, wbits: int, level: int) -> bytes:
+    c = zlib.compressobj(level, zlib.DEFLATED, wbits)
+    return c.compress(data) + c.flush()
+
+
+SITEMAPISH = st.lists(st.integers(0, 10**6), max_size=400).map(
+    lambda ns: b"".join(b"<url><loc>https://example.com/%d</loc></url>\n" % n for n in ns)
+)
+PAYLOADS = st.one_of(st.binary(max_size=3000), SITEMAPISH)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A coding and a stream in it, well formed or damaged."""
+    level = draw(st.sampled_from([0, 1, 6, 9]))
+    wrapping = draw(st.sampled_from(["gzip", "zlib", "raw"]))
+    if wrapping == "gzip":
+        members = draw(st.lists(PAYLOADS, min_size=1, max_size=3))
+        stream = b"".join(compress(m, 31, level) for m in members)
+        stream += draw(st.sampled_from([b"", b"\0" * 7, b"\x1f", b"\x1f\x8b", b"junk"]))
+    else:
+        stream = compress(draw(PAYLOADS), 15 if wrapping == "zlib" else -15, level)
+    damage = draw(st.sampled_from(["none", "cut", "flip", "append"]))
+    if damage == "cut":
+        stream = stream[: draw(st.integers(0, len(stream)))]
+    elif damage == "flip" and stream:
+        data = bytearray(stream)
+        for _ in range(draw(st.integers(1, 3))):
+            at = draw(st.integers(0, len(data) - 1))
+            data[at] ^= draw(st.integers(1, 255))
+        stream = bytes(data)
+    elif damage == "append":
+        stream += draw(st.binary(min_size=1, max_size=20))
+    return ("gzip" if wrapping == "gzip" else "deflate"), stream
+
+
+@given(streams(), st.lists(st.integers(0, 100_000), max_size=8))
+def test_both_inflaters_agree_on_any_stream_in_any_split(
+    case: tuple[str, bytes], cuts: list[int]
+) -> None:
+    coding, stream = case
+    both(coding, cut_at(stream, cuts))
+
+
+@pytest.mark.parametrize("wrapping", ["gzip", "zlib", "raw"])
+def test_both_inflaters_agree_on_a_stream_cut_at_every_byte(wrapping: str) -> None:
+    """Each prefix of a stream, fed whole and in two halves: the bytes inflated so far, no
+    fault, not complete (but the whole stream)."""
+    data = b"".join(b"<url><loc>https://example.com/%d</loc></url>\n" % i for i in range(40))
+    coding = "gzip" if wrapping == "gzip" else "deflate"
+    stream = compress(data, {"gzip": 31, "zlib": 15, "raw": -15}[wrapping], 6)
+    for cut in range(len(stream) + 1):
+        prefix = stream[:cut]
+        out, fault, complete = both(coding, [prefix])
+        assert both(coding, cut_at(prefix, [cut // 2])) == (out, fault, complete)
+        assert data.startswith(out) and fault is None
+        assert complete == (cut == len(stream))
+
+
+@pytest.mark.parametrize(
+    ("coding", "stream", "fault"),
+    [
+        ("gzip", b"<urlset>", "incorrect header check"),
+        ("gzip", b"\x1f\x8b\x07" + bytes(20), "unknown compression method"),
+        ("gzip", b"\x1f\x8b\x08\xe0" + bytes(20), "unknown header flags set"),
+        ("deflate", b"\x78\x9c\xff\xff", "invalid block type"),
+        ("deflate", b"\x07\xff", "invalid block type"),  # raw: no zlib header
+        ("deflate", b"\x78\xbb" + bytes(8), "Error 2 while decompressing data"),  # FDICT
+    ],
+)
+def test_faults_in_the_same_words(coding: str, stream: bytes, fault: str) -> None:
+    out, said, complete = both(coding, [stream])
+    assert out == b"" and not complete
+    assert said is not None and said.endswith(fault)
+
+
+def test_what_decoded_before_a_fault_comes_out_first() -> None:
+    """A second member whose deflate data is damaged: the first member whole, then the part
+    of the second before the damage, then the fault, in any split."""
+    first = b"<url><loc>https://example.com/a</loc></url>\n" * 2000
+    second = bytearray(compress(first, 31, 6))
+    second[len(second) // 2] ^= 0xFF
+    stream = compress(first, 31, 6) + bytes(second)
+    whole = both("gzip", [stream])
+    assert whole[0].startswith(first) and len(whole[0]) > len(first)
+    assert whole[1] is not None and not whole[2]
+    for size in (1, 100, 4096):
+        assert both("gzip", [stream[i : i + size] for i in range(0, len(stream), size)]) == whole
+
+
+# A gzip bomb inflated whole in a fresh process on one core: the peak RSS (VmHWM) less the
+# RSS before it is what inflating cost. (Not tracemalloc: it sees Python's allocations only,
+# not the compiled core's.)
+_BOMB = """
+import sys
+from sitemap_reader._core._codings import gunzip
+from tests.support.helpers import bomb_stream
+
+def kib(field):
+    with open("/proc/self/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith(field)))
+
+chunks = list(bomb_stream(b"", b"\\0", 1 << 30))
+decoder = gunzip()
+before = kib("VmRSS:")
+with open("/proc/self/clear_refs", "w") as clear:
+    clear.write("5")  # VmHWM from now on
+out = sum(len(piece) for chunk in chunks for piece in decoder.feed(chunk))
+print(type(decoder).__name__, out, kib("VmHWM:") - before)
+"""
+
+
+@pytest.mark.parametrize("pure", ["", "1"], ids=["rust", "python"])
+def test_a_gzip_bomb_costs_each_core_a_bounded_peak(pure: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _BOMB],
+        capture_output=True,
+        env={**os.environ, PURE_ENV: pure},
+        timeout=300,
+        check=True,
+    )
+    name, out, grew_kib = run.stdout.decode().split()
+    assert name == ("Gunzip" if pure else "Inflating")
+    assert int(out) == 1 << 30
+    assert int(grew_kib) < 8 * 1024, f"{name}: the peak grew {grew_kib} KiB"
