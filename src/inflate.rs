@@ -39,6 +39,8 @@ pub struct Inflater {
     /// The output of the last pull: `buf[..made]`.
     buf: Vec<u8>,
     made: usize,
+    /// The last piece filled the buffer: zlib may hold more output.
+    full: bool,
     fault: Option<String>,
 }
 
@@ -55,6 +57,7 @@ impl Inflater {
             at: 0,
             buf: vec![0; step.max(1)],
             made: 0,
+            full: false,
             fault: None,
         }
     }
@@ -75,7 +78,7 @@ impl Inflater {
     pub fn pull(&mut self) -> usize {
         self.made = 0;
         loop {
-            if self.done || self.fault.is_some() || self.at == self.input.len() {
+            if self.done || self.fault.is_some() || (self.at == self.input.len() && !self.full) {
                 return 0;
             }
             let rest = &self.input[self.at..];
@@ -115,13 +118,20 @@ impl Inflater {
             let made = usize::try_from(self.dec.total_out() - before_out).unwrap_or(0);
             self.at = self.at.saturating_add(taken).min(self.input.len());
             self.made = made.min(self.buf.len());
+            // A full piece may leave output in zlib's state with the input used up (the rest
+            // of a match): it is drained before asking for input, or what came out would
+            // depend on the chunking.
+            self.full = self.made == self.buf.len();
             match result {
                 // zlib keeps the output of a call that fails: it comes out before the fault.
                 Err(error) => {
                     self.fault = Some(message(&error));
                     return self.made;
                 }
-                Ok(Status::StreamEnd) => self.eof = true,
+                Ok(Status::StreamEnd) => {
+                    self.eof = true;
+                    self.full = false;
+                }
                 Ok(Status::Ok | Status::BufError) if made == 0 && taken == 0 => {
                     return 0; // no progress: wait for input, never spin
                 }
@@ -291,6 +301,27 @@ mod tests {
         // A zlib header asking for a preset dictionary: zlib gives no message.
         let (_, _, inflater) = inflate(Coding::Deflate, &[&[0x78, 0xBB, 0, 0, 0, 1, 0]], 4096);
         assert_eq!(inflater.fault(), Some("Error 2 while decompressing data"));
+    }
+
+    #[test]
+    fn output_held_in_zlib_comes_out_whatever_the_split() {
+        // With a small step, a piece often fills it while the input is used up and the rest
+        // of a match is still in zlib's state (found by the inflate_split fuzz target).
+        let data: Vec<u8> = (0..60)
+            .flat_map(|i| format!("<url><loc>https://e.com/{}</loc></url>", i % 7).into_bytes())
+            .collect();
+        for (coding, coded) in [(Coding::Gzip, gzip(&data)), (Coding::Deflate, raw(&data))] {
+            for cut in 0..=coded.len() {
+                let prefix = &coded[..cut];
+                for step in [1, 5, 64] {
+                    let whole = inflate(coding, &[prefix], step);
+                    let bytes: Vec<&[u8]> = prefix.chunks(1).collect();
+                    let bytewise = inflate(coding, &bytes, step);
+                    assert_eq!(whole.0, bytewise.0, "{coding:?} cut at {cut}, step {step}");
+                    assert_eq!(whole.2.complete(), bytewise.2.complete());
+                }
+            }
+        }
     }
 
     #[test]

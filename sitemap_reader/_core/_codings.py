@@ -74,7 +74,10 @@ class _Zlib:
         """Inflate ``buf`` until it is used up or the stream ends (the rest is then in
         ``self._dec.unused_data``)."""
         dec = self._dec
-        while buf and not dec.eof:
+        full = False
+        # A full piece may leave output in zlib's state with the input used up (the rest of a
+        # match): drained before returning, or what came out would depend on the chunking.
+        while (buf or full) and not dec.eof:
             before = dec.copy()
             try:
                 out = dec.decompress(buf, STEP)
@@ -87,6 +90,7 @@ class _Zlib:
                 raise CodingError(self.name, str(exc)) from exc
             if out:
                 yield out
+            full = len(out) == STEP
             buf = dec.unconsumed_tail
 
     @property
@@ -399,11 +403,13 @@ def _salvage(dec: zlib._Decompress, data: bytes) -> Iterator[bytes]:
     """The output ``dec`` gives for ``data`` fed byte by byte, up to the byte that fails."""
     for i in range(len(data)):
         piece = data[i : i + 1]
-        while piece and not dec.eof:
+        full = False
+        while (piece or full) and not dec.eof:  # (drained as in ``_Zlib._inflate``)
             try:
                 out = dec.decompress(piece, STEP)
             except zlib.error:
                 return
             if out:
                 yield out
+            full = len(out) == STEP
             piece = dec.unconsumed_tail
