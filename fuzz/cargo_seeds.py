@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import random
+import zlib
 from pathlib import Path
 
 from .mutate import dictionary
 from .seeds import MADE, SEED_LEN, corpus_docs, fixture_docs
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("text_split", "block_split")
+TARGETS = ("text_split", "block_split", "inflate_split")
 
 
 def control(rng: random.Random, size: int) -> bytes:
@@ -45,6 +46,14 @@ def write(target: str, *, seed: int = 0) -> int:
             # choosing the token bound (fuzz_targets/block_split.rs).
             doc = doc[max(doc.find(b"<url"), 0) :]
             data = bytes([rng.randrange(256)]) + control(rng, len(doc)) + doc
+        elif target == "inflate_split":
+            # The document gzipped, zlib-wrapped or raw, behind a byte choosing the step and
+            # the coding (fuzz_targets/inflate_split.rs: bit 2 set for deflate).
+            wbits = rng.choice((31, 15, -15))
+            packer = zlib.compressobj(rng.choice((1, 6, 9)), zlib.DEFLATED, wbits)
+            doc = packer.compress(doc) + packer.flush()
+            choice = rng.randrange(256) & ~4 | (0 if wbits == 31 else 4)
+            data = bytes([choice]) + control(rng, len(doc)) + doc
         else:
             data = control(rng, len(doc)) + doc
         (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
