@@ -8,12 +8,14 @@ bytes flipped, junk appended) and splits them at random points: both must give t
 joined (before a fault, the pure core's may be a prefix: see ``both``), the same fault in the
 same words (or none) and the same ``complete``, in pieces of at most ``STEP`` (also made small,
 so that pieces fill it often); the compiled core's outcome is the same as fed whole. A gzip
-bomb of 1 GiB of zeros, inflated whole, costs each core a bounded peak.
+bomb of 1 GiB of zeros, inflated whole, costs each core a bounded peak, and the compiled
+core inflates with the GIL released.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +28,7 @@ from hypothesis import strategies as st
 from sitemap_reader._base._errors import CodingError
 from sitemap_reader._core import _codings
 from sitemap_reader._core._codings import STEP, Decoder, Gunzip, Inflate, Inflating
-from tests.support.helpers import cut_at
+from tests.support.helpers import bomb_stream, cut_at
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_inflate import bomb_run  # found through the path set above
@@ -199,3 +201,36 @@ def test_output_held_in_zlib_comes_out_whatever_the_split(
     for cut in range(len(stream) + 1):
         whole = both(coding, [stream[:cut]])
         assert both(coding, [stream[i : i + 1] for i in range(cut)]) == whole, cut
+
+
+def test_the_compiled_inflater_releases_the_gil() -> None:
+    """A Python thread runs while the compiled core inflates: each pull runs detached from the
+    interpreter, so a parse thread inflating leaves the GIL to the event loop. With the
+    switch interval made huge, the GIL changes hands only when its holder lets it go
+    (``tests/io/test_parse_threads.py`` shows the check telling a held GIL)."""
+    assert NEW is not None
+    inflater = NEW("gzip", step=STEP)
+    inflater.push(b"".join(bomb_stream(b"", b"\0", 64 << 20)))
+    ran: list[bool] = []
+    inflating = [True]
+    go = threading.Event()
+
+    def watch() -> None:
+        go.wait(timeout=60)
+        ran.append(inflating[0])
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1_000.0)
+    try:
+        watcher = threading.Thread(target=watch, name="gil-watcher")
+        watcher.start()
+        go.set()  # it wants the GIL from here; only a release before the join gives it
+        pieces = 0
+        while inflater.pull() is not None:
+            pieces += 1
+        inflating[0] = False
+        watcher.join(timeout=60)
+    finally:
+        sys.setswitchinterval(before)
+    assert pieces == (64 << 20) // STEP
+    assert ran == [True]
