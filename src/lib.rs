@@ -28,8 +28,9 @@ mod py;
 #[cfg(feature = "python")]
 mod py_block;
 #[cfg(feature = "python")]
-mod pyface;
 mod py_inflate;
+#[cfg(feature = "python")]
+mod pyface;
 #[cfg(feature = "python")]
 mod pylines;
 #[cfg(feature = "python")]
