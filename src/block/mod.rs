@@ -6,6 +6,7 @@
 mod check;
 pub mod extend;
 mod judge;
+mod markup;
 pub mod read;
 pub mod scan;
 pub(crate) mod text;

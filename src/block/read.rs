@@ -8,6 +8,7 @@ use quick_xml::reader::Reader;
 
 use super::check::plain_loc;
 use super::extend::{self, Build};
+use super::markup;
 use super::text::{attribute_value, chars_cr, push_chars, push_line_ends, push_ref, py_strip, Odd};
 use crate::record::{Alternate, Image, News, Video};
 
@@ -15,6 +16,14 @@ use crate::record::{Alternate, Image, News, Video};
 pub const CORE: u8 = 0;
 pub const IMAGE: u8 = 1;
 pub const XHTML: u8 = 4;
+/// No extension's namespace, and one that only looks like one's (`sitemap-image`...).
+pub const OTHER: u8 = 5;
+pub const LOOKALIKE: u8 = 6;
+/// Set on a prefix's kind when its namespace is a variant of the extension's (https, a
+/// trailing slash...), which the exact path reports when it meets the first element under
+/// it: the first block holding one is expat's (it records the variant there, at the same
+/// moment as on the exact path), the blocks after it are read here.
+pub const FRESH: u8 = 0x80;
 
 /// The raw (decoded, stripped) fields of a block and its extensions in document order.
 #[derive(Debug, Default, PartialEq)]
@@ -64,6 +73,8 @@ pub struct Container {
 const CONTAINER_DEPTH: usize = 8;
 /// A start tag with more attributes than this is expat's (generators write up to four).
 const ATTRIBUTES: usize = 8;
+/// Deeper than this inside an element a record ignores, a block is expat's.
+const SKIP_DEPTH: usize = 8;
 
 impl Fields {
     /// True when every extension was built here.
@@ -168,9 +179,14 @@ impl BlockReader {
         config.trim_text_start = true;
         let mut fields = Fields::default();
         let tag = if self.index { "sitemap" } else { "url" };
-        match reader.read_event().map_err(|_| Odd)? {
-            Event::Start(e) if e.name().0 == tag && bare(&e) => {}
-            _ => return Err(Odd),
+        loop {
+            // (comments and processing instructions between blocks come with the next one)
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Start(e) if e.name().0 == tag && bare(&e) => break,
+                Event::Comment(c) => markup::comment(&c)?,
+                Event::PI(p) => markup::instruction(&p)?,
+                _ => return Err(Odd),
+            }
         }
         let mut image: Option<ImageFields> = None;
         loop {
@@ -198,10 +214,15 @@ impl BlockReader {
                         fields.exts.push(self.container(at, found));
                         continue;
                     }
-                    if !bare(&e) {
-                        return Err(Odd);
-                    }
-                    let field = self.field(kind, local, image.is_some())?;
+                    let field = match self.field(kind, local, image.is_some()) {
+                        Ok(field) if bare(&e) => field,
+                        Err(Odd) if image.is_none() && self.ignored(kind, local) => {
+                            self.attributes(&e, |_, _| Ok(()))?;
+                            self.skip(&mut reader)?;
+                            continue;
+                        }
+                        _ => return Err(Odd),
+                    };
                     match field {
                         None => {
                             image = Some(ImageFields::default()); // <image:image>
@@ -226,12 +247,18 @@ impl BlockReader {
                         }
                     }
                 }
-                Event::Empty(e) if image.is_none() && !self.index => {
-                    if !self.is_link(&e) {
-                        return Err(Odd);
+                Event::Empty(e) if image.is_none() => {
+                    let (kind, local) = self.key(e.name().0)?;
+                    if !self.index && (kind, local) == (XHTML, "link") {
+                        fields.exts.extend(self.alternate(&e)?);
+                    } else if self.field(kind, local, false).is_err() && self.ignored(kind, local) {
+                        self.attributes(&e, |_, _| Ok(()))?;
+                    } else {
+                        return Err(Odd); // <loc/>, an empty container: the exact path's
                     }
-                    fields.exts.extend(self.alternate(&e)?);
                 }
+                Event::Comment(c) => markup::comment(&c)?,
+                Event::PI(p) => markup::instruction(&p)?,
                 Event::End(e) => {
                     if let Some(found) = image.take() {
                         // (quick-xml checked that it closes <image:image>)
@@ -269,7 +296,7 @@ impl BlockReader {
         Ok(Some(field))
     }
 
-    fn key<'n>(&self, name: &'n str) -> Result<(u8, &'n str), Odd> {
+    fn key<'n>(&mut self, name: &'n str) -> Result<(u8, &'n str), Odd> {
         // quick-xml does not check names: a name expat might refuse (a control
         // character, `<news:>`) is odd, even in an element the block ignores.
         let Some(colon) = memchr::memchr(b':', name.as_bytes()) else {
@@ -280,12 +307,18 @@ impl BlockReader {
             };
         };
         let (prefix, local) = (&name[..colon], &name[colon + 1..]);
-        let kind = self
+        let slot = self
             .kinds
-            .iter()
+            .iter_mut()
             .find(|(p, _)| p == prefix)
-            .map(|&(_, k)| k)
             .ok_or(Odd)?;
+        let kind = slot.1;
+        if kind & FRESH != 0 {
+            // The first element under a variant: this block goes to expat, which reads it
+            // and records the variant (see FRESH).
+            slot.1 = kind & !FRESH;
+            return Err(Odd);
+        }
         // (a prefixed core element is odd: expat reads it)
         if kind == CORE || !is_plain_name(local) {
             return Err(Odd);
@@ -319,6 +352,9 @@ impl BlockReader {
                 Event::Text(t) => push_chars(&mut self.text, &t, false)?,
                 Event::CData(t) => push_chars(&mut self.text, &t, true)?,
                 Event::GeneralRef(r) => push_ref(&mut self.text, &r)?,
+                // (expat hands on the text on both sides of them)
+                Event::Comment(c) => markup::comment(&c)?,
+                Event::PI(p) => markup::instruction(&p)?,
                 Event::End(_) => {
                     let value = py_strip(&self.text).to_owned();
                     return self.value_end(reader, value);
@@ -423,6 +459,64 @@ impl BlockReader {
                     push_chars(&mut ignored, &t, true)?;
                 }
                 Event::GeneralRef(r) => push_ref(&mut ignored, &r)?,
+                Event::Comment(c) => markup::comment(&c)?,
+                Event::PI(p) => markup::instruction(&p)?,
+                _ => return Err(Odd),
+            }
+        }
+    }
+
+    /// True for a child of a record the exact path reads nothing of (`_exact._start`):
+    /// not one of its fields (the caller asked), nor the record's own element (one record
+    /// run into another), an extension or a look-alike of one (`_extensions.lookalike`,
+    /// which counts it; a `link` is one whatever its attributes, to be sure).
+    fn ignored(&self, kind: u8, local: &str) -> bool {
+        let record = if self.index { "sitemap" } else { "url" };
+        if kind > LOOKALIKE || (kind, local) == (CORE, record) {
+            return false;
+        }
+        if self.index {
+            return true; // (an index's records have no extensions)
+        }
+        let extension = self.container_at(kind, local).is_some()
+            || (kind, local) == (IMAGE, "image")
+            || (kind, local) == (XHTML, "link");
+        let lookalike = kind == LOOKALIKE
+            || (matches!(kind, CORE | OTHER)
+                && matches!(local, "image" | "video" | "news" | "link"));
+        !extension && !lookalike
+    }
+
+    /// An element a record ignores, after its start tag, up to its end tag: its content
+    /// is only checked for what expat would refuse (names, attributes, characters).
+    fn skip(&mut self, reader: &mut Reader<&[u8]>) -> Result<(), Odd> {
+        let mut depth = 0usize;
+        let mut ignored = String::new();
+        loop {
+            match reader.read_event().map_err(|_| Odd)? {
+                Event::Start(e) if depth < SKIP_DEPTH => {
+                    self.key(e.name().0)?;
+                    self.attributes(&e, |_, _| Ok(()))?;
+                    depth += 1;
+                }
+                Event::Empty(e) => {
+                    self.key(e.name().0)?;
+                    self.attributes(&e, |_, _| Ok(()))?;
+                }
+                Event::End(_) if depth == 0 => return Ok(()),
+                Event::End(_) => depth -= 1,
+                Event::Text(t) => {
+                    chars_cr(&t, false)?;
+                }
+                Event::CData(t) => {
+                    chars_cr(&t, true)?;
+                }
+                Event::GeneralRef(r) => {
+                    ignored.clear();
+                    push_ref(&mut ignored, &r)?;
+                }
+                Event::Comment(c) => markup::comment(&c)?,
+                Event::PI(p) => markup::instruction(&p)?,
                 _ => return Err(Odd),
             }
         }
@@ -439,14 +533,10 @@ impl BlockReader {
         built.unwrap_or(Ext::PyContainer(at, found))
     }
 
-    fn container_field(&self, at: usize, name: &str) -> Result<Option<usize>, Odd> {
+    fn container_field(&mut self, at: usize, name: &str) -> Result<Option<usize>, Odd> {
         let (kind, local) = self.key(name)?;
         let fields = &self.containers[at].fields;
         Ok(fields.iter().position(|(k, l)| *k == kind && l == local))
-    }
-
-    fn is_link(&self, e: &BytesStart<'_>) -> bool {
-        self.key(e.name().0) == Ok((XHTML, "link"))
     }
 
     /// The alternate of an `<xhtml:link>` (its attributes `rel`, `hreflang`, `href` and
@@ -580,6 +670,73 @@ mod tests {
         reader_building(Build::Python)
     }
 
+    fn reader_with(kinds: &[(&str, u8)], index: bool) -> BlockReader {
+        let kinds = kinds.iter().map(|&(p, k)| (p.to_owned(), k)).collect();
+        BlockReader::new(kinds, Vec::new(), index, 2048)
+    }
+
+    #[test]
+    fn comments_and_instructions_are_skipped() {
+        let block = "<!-- between --><?pi x?>\n<url><!-- a -->\n<loc>https://a/<!-- b -->b<?p?>\
+            </loc><?q data?><image:image><!----><image:loc>https://a/i</image:loc></image:image>\
+            </url>";
+        let fields = reader().read(block).unwrap();
+        assert_eq!(fields.loc.as_deref(), Some("https://a/b"));
+        let [Ext::Image(image)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(image.loc, "https://a/i");
+    }
+
+    #[test]
+    fn elements_a_record_ignores_are_skipped() {
+        let mut reader = reader_with(&[("mobile", OTHER), ("image", IMAGE)], false);
+        let block = "<url><mobile:mobile/><loc>https://a/</loc><foo a=\"1\" b='&amp;'>\
+            <loc>x</loc><url/><![CDATA[<]]>&lt;<!-- c --><mobile:x><b/></mobile:x></foo>\
+            <image:loc>y</image:loc><mobile:thing/><sitemap/></url>";
+        let fields = reader.read(block).unwrap();
+        assert_eq!(fields.loc.as_deref(), Some("https://a/"));
+        assert!(fields.exts.is_empty());
+        // an index's records: anything but their fields and the record's element
+        let mut index = reader_with(&[("image", IMAGE), ("xhtml", XHTML)], true);
+        let block = "<sitemap><loc>https://a/s</loc><image:image><image:loc>i</image:loc>\
+            </image:image><xhtml:link rel='alternate' href='https://a/'/><changefreq>d\
+            </changefreq><url/><image/></sitemap>";
+        assert_eq!(
+            index.read(block).unwrap().loc.as_deref(),
+            Some("https://a/s")
+        );
+        assert_eq!(index.read("<sitemap><sitemap/></sitemap>"), Err(Odd));
+        // a look-alike (the exact path counts it) is odd
+        let mut reader = reader_with(&[("look", LOOKALIKE), ("other", OTHER)], false);
+        for odd in [
+            "<url><look:x/></url>",
+            "<url><other:video>v</other:video></url>",
+            "<url><other:link/></url>",
+        ] {
+            assert_eq!(reader.read(odd), Err(Odd), "{odd}");
+        }
+    }
+
+    #[test]
+    fn the_first_element_under_a_namespace_variant_is_expats() {
+        let mut reader = reader_with(&[("image", IMAGE | FRESH)], false);
+        let block = "<url><loc>https://a/</loc><image:image><image:loc>https://a/i\
+            </image:loc></image:image></url>";
+        // once (expat reads that block and records the variant), then read here
+        assert_eq!(reader.read(block), Err(Odd));
+        assert_eq!(reader.read(block).unwrap().exts.len(), 1);
+        // at any depth, in any element
+        let block = "<url><loc>https://a/</loc><foo><image:x/></foo></url>";
+        let mut reader = reader_with(&[("image", IMAGE | FRESH)], false);
+        assert_eq!(reader.read(block), Err(Odd));
+        assert!(reader.read(block).is_ok());
+        // not before its element is met
+        let mut reader = reader_with(&[("image", IMAGE | FRESH)], false);
+        assert!(reader.read("<url><loc>https://a/</loc></url>").is_ok());
+        assert_eq!(reader.read(block), Err(Odd));
+    }
+
     #[test]
     fn a_video_of_plain_values_is_built_here() {
         let block = "<url><loc>https://a/</loc><video:video><video:title> T </video:title>\
@@ -643,7 +800,7 @@ mod tests {
             "<url><loc>a</loc><video:video><video:title>a<b/></video:title></video:video></url>",
             "<url><loc>a</loc><video:video><video:x a='1' a='2'/></video:video></url>",
             "<url><loc>a</loc><video:video><q:x/></video:video></url>",
-            "<url><loc>a</loc><video:video><!-- c --></video:video></url>",
+            "<url><loc>a</loc><video:video><!-- c -- --></video:video></url>",
             // names quick-xml lets through and expat refuses (the differential fuzz)
             "<url><loc>a</loc><video:video><x><\u{10}/></x></video:video></url>",
             "<url><loc>a</loc><video:video><video:\u{10}ame/></video:video></url>",
@@ -684,7 +841,15 @@ mod tests {
     #[test]
     fn what_is_odd() {
         for block in [
-            "<url><loc>a</loc><!-- c --></url>",
+            "<url><loc>a</loc><!-- c -- --></url>",
+            "<url><loc>a</loc><!-- c ---></url>",
+            "<url><loc>a</loc><!--></url>",
+            "<url><loc>a</loc><!-- \u{1} --></url>",
+            "<url><loc>a</loc><?xml version='1.0'?></url>",
+            "<url><loc>a</loc><?XML x?></url>",
+            "<url><loc>a</loc><?a:b x?></url>",
+            "<url><loc>a</loc><??></url>",
+            "<url><loc>a<?p\u{1}?></loc></url>",
             "<url><loc>a</loc><loc>b</loc></url>",
             "<url><video:video/></url>",
             "<url><x:loc>a</x:loc></url>",
@@ -698,7 +863,25 @@ mod tests {
             "<url><xhtml:link rel=\"alternate\"href=\"https://a\"/></url>",
             "<url><xhtml:link rel=\"alternate\" href=\"https://a\tb\"/></url>",
             "<url><xhtml:link rel=\"alternate\" type=\"x\" href=\"https://a\"/></url>",
-            "<url><foo>x</foo></url>",
+            // elements a record ignores, but what expat may refuse or the exact path reads
+            "<url><foo a='1' a='2'>x</foo></url>",
+            "<url><foo xmlns:q='q'>x</foo></url>",
+            "<url><foo q:a='1'>x</foo></url>",
+            "<url><foo><q:x/></foo></url>",
+            "<url><foo>a\u{1}</foo></url>",
+            "<url><foo>&bogus;</foo></url>",
+            "<url><foo></foo ></bar></url>",
+            "<url><foo><\u{10}/></foo></url>",
+            "<url><foo><b><b><b><b><b><b><b><b><b>x</b></b></b></b></b></b></b></b></b></foo></url>",
+            "<url><url><loc>a</loc></url></url>",
+            "<url><image>x</image></url>",
+            "<url><news/></url>",
+            "<url><link hreflang='de' href='https://a/de'/></url>",
+            "<url><look:thing/></url>",
+            "<url><mobile:image/></url>",
+            "<url><video:video/></url>",
+            "<url><image:image/></url>",
+            "<url><loc/></url>",
             "<url>text<loc>a</loc></url>",
             "<url><loc>a > b</loc></url>",
             // between blocks: white space only (the block-split fuzz found the U+FEFF)
@@ -709,8 +892,9 @@ mod tests {
             "&bogus;<url><loc>a</loc></url>",
             "&amp;<url><loc>a</loc></url>",
             "<![CDATA[ ]]><url><loc>a</loc></url>",
-            "<!-- c --><url><loc>a</loc></url>",
-            "<?pi x?><url><loc>a</loc></url>",
+            "<!-- c -- --><url><loc>a</loc></url>",
+            "<?xml x?><url><loc>a</loc></url>",
+            "<!-- c -->x<url><loc>a</loc></url>",
             "</x><url><loc>a</loc></url>",
         ] {
             assert_eq!(reader().read(block), Err(Odd), "{block}");

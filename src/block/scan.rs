@@ -309,12 +309,29 @@ impl BlockScanner {
         if self.buf.len() - pos + self.pending.len() > self.limit {
             return false;
         }
-        let window = &self.buf.as_bytes()[pos..self.buf.len().min(pos + 64)];
-        let lead = window
-            .iter()
-            .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-            .unwrap_or(window.len());
-        let head = &window[lead..window.len().min(lead + 9)];
+        let mut rest = &self.buf.as_bytes()[pos..];
+        loop {
+            let lead = rest
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .unwrap_or(rest.len());
+            rest = &rest[lead..];
+            // Comments and processing instructions are read with the block after them.
+            let (open, close): (usize, &[u8]) = if rest.starts_with(b"<!--") {
+                (4, b"-->")
+            } else if rest.starts_with(b"<?") {
+                (2, b"?>")
+            } else if b"<!--".starts_with(rest) {
+                return true; // (cut within `<!--`)
+            } else {
+                break;
+            };
+            match memmem::find(&rest[open..], close) {
+                Some(i) => rest = &rest[open + i + close.len()..],
+                None => return true,
+            }
+        }
+        let head = &rest[..rest.len().min(9)];
         let opening: &[u8] = if self.index { b"<sitemap" } else { b"<url" };
         head.starts_with(opening) || opening.starts_with(head)
     }
@@ -400,7 +417,7 @@ mod tests {
         let mut s = scanner(false);
         // Two line breaks (CR LF is one), then 3 characters (é is one) before the odd block.
         let data = "<url><loc>https://a/</loc></url>\r\n\n<url><loc>https://a/\u{e9}</loc></url>\
-                    <url><!-- odd --></url>";
+                    <url><!-- odd -- --></url>";
         assert_eq!(s.push(data.as_bytes()), None);
         let mut out = Vec::new();
         let Step::Send {
@@ -416,7 +433,7 @@ mod tests {
             "\n\n".to_owned() + &" ".repeat("<url><loc>https://a/é</loc></url>".chars().count());
         assert_eq!(
             String::from_utf8(sent).unwrap(),
-            filler.clone() + "<url><!-- odd --></url>"
+            filler.clone() + "<url><!-- odd -- --></url>"
         );
         let odd_at = data.find("<url><!--").unwrap() as u64;
         assert_eq!(at, Some(odd_at - filler.len() as u64));

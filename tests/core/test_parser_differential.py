@@ -186,6 +186,17 @@ def _scanned(pieces: list[bytes], limits: Limits = _DEFAULT) -> tuple[list[Any],
     return events, taken
 
 
+def _read_between_plain(block: str, root: str = "") -> tuple[list[Any], int]:
+    """The fast path's events for ``block`` between two plain blocks (the root's start tag
+    with the attributes ``root``), after asserting they are the exact path's; and how many
+    records the scanner took."""
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    fast, taken = _scanned([doc])
+    assert fast == parse(doc, fast=False)
+    return fast, taken
+
+
 def _share(part: int, total: int) -> str:
     """A bucket for ``hypothesis.event``: what share of the records ``part`` is."""
     if not total:
@@ -237,7 +248,8 @@ def test_scanner_takes_plain_blocks() -> None:
 def test_scanner_checks_extension_namespaces_for_free() -> None:
     """Variants and look-alikes of the extensions' namespaces cost ordinary documents no
     block: the real namespaces and an unrelated one (mobile) leave every block to the
-    scanner; a variant on the root leaves the document to expat, a look-alike its block."""
+    scanner; a variant on the root leaves expat the first block that uses it (where the
+    exact path records it), a look-alike its block."""
     image = "<image:image><image:loc>https://example.com/i.jpg</image:loc></image:image>"
     foo = "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>"
 
@@ -251,14 +263,18 @@ def test_scanner_checks_extension_namespaces_for_free() -> None:
             f'xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0">\n{blocks}</urlset>'
         ).encode()
 
-    for data, scanned in (
-        (doc(IMAGE_NS), 6),
-        (doc(IMAGE_NS, 2, 4), 4),
-        (doc("https://www.google.com/schemas/sitemap-image/1.1"), 0),
+    variant = "https://www.google.com/schemas/sitemap-image/1.1"
+    for data, scanned, reported in (
+        (doc(IMAGE_NS), 6, False),
+        (doc(IMAGE_NS, 2, 4), 4, False),
+        (doc(variant), 5, True),
+        (doc(variant, 1), 4, True),
     ):
         fast, taken = _scanned([data])
         assert taken == scanned
         assert fast == parse(data, fast=False)
+        kinds = [e.kind for e in fast if isinstance(e, Problem)]
+        assert (ProblemKind.NAMESPACE in kinds) == reported
         assert all(e.images == (Image("https://example.com/i.jpg"),) for e in entries(fast))
 
 
@@ -285,7 +301,9 @@ def test_scanner_takes_transcoded_blocks(codec: str) -> None:
         ("<url><loc><![CDATA[https://example.com/x]]></loc></url>", 3),
         ("<url><loc>https://example.com/&#120;</loc></url>", 3),
         ("<url><lastmod>2024-01-01</lastmod><loc>https://example.com/x</loc></url>", 3),
-        ("<url><!-- c --><loc>https://example.com/x</loc></url>", 2),
+        ("<url><!-- c -- d --><loc>https://example.com/x</loc></url>", 1),
+        ("<url><?pi:x?><loc>https://example.com/x</loc></url>", 1),
+        ("<url><?\u00e9 x?><loc>https://example.com/x</loc></url>", 2),
         ('<url id="1"><loc>https://example.com/x</loc></url>', 2),
         ("<url><loc>https://example.com/&#0;</loc></url>", 1),
         (
@@ -293,16 +311,111 @@ def test_scanner_takes_transcoded_blocks(codec: str) -> None:
             1,
         ),
     ],
-    ids=["cdata", "charref", "order", "comment", "attribute", "bad-charref", "unbound-prefix"],
+    ids=[
+        *("cdata", "charref", "order", "bad-comment", "bad-instruction", "non-ascii-instruction"),
+        *("attribute", "bad-charref", "unbound-prefix"),
+    ],
 )
 def test_scanner_hands_over_what_it_cannot_take(block: str, scanned: int) -> None:
     """The scanner takes the blocks it can read; expat reads the odd one, and the scanner
     goes on after it (a fault in it, though, ends the document where expat says)."""
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}">{plain}\n{block}\n{plain}</urlset>'.encode()
+    assert _read_between_plain(block)[1] == scanned
+
+
+_MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "block",
+    [
+        "<url><!-- c --><loc>https://example.com/x</loc></url>",
+        "<url><loc>https://example.com/<!-- c -->x<?p?></loc><?pi a b?></url>",
+        "<!-- before -->\n<?pi?><url><loc>https://example.com/x</loc><!---->\r\n</url>",
+        "<url><loc>https://example.com/x</loc><mobile:mobile/></url>",
+        "<url><mobile:mobile type='pc'>\n</mobile:mobile><loc>https://example.com/x</loc></url>",
+        "<url><loc>https://example.com/x</loc><foo a='&amp;'><loc>y</loc><url/>t</foo></url>",
+        "<url><loc>https://example.com/x</loc><image:loc>y</image:loc><xsi:x/></url>",
+    ],
+    ids=[
+        *("comment", "in-a-value", "between-blocks", "mobile", "mobile-open", "unknown"),
+        "extension-or-other-namespace",
+    ],
+)
+def test_scanner_takes_comments_instructions_and_elements_a_record_ignores(block: str) -> None:
+    """Comments and processing instructions (in and between blocks), and elements the
+    exact path reads nothing of (Google's old ``<mobile:mobile/>``, unknown ones with their
+    content) are the scanner's: it checks what expat checks of them and skips them."""
+    root = (
+        f' xmlns:mobile="{_MOBILE_NS}" xmlns:image="{IMAGE_NS}" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    )
+    fast, taken = _read_between_plain(block, root)
+    assert taken == 3
+    assert entries(fast)[1].loc == "https://example.com/x"
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("root", "block", "scanned"),
+    [
+        # a prefix bound to the sitemap's own namespace: its elements are the exact path's
+        (f'xmlns:sm="{SITEMAP_NS}"', "<url><sm:loc>https://example.com/x</sm:loc></url>", 2),
+        # a look-alike's namespace (counted by the exact path) leaves it the blocks that use it
+        ('xmlns:im="http://example.com/sitemap-image/1.1"', "<url><im:x/></url>", 2),
+        ('xmlns:o="urn:o"', "<url><loc>https://example.com/x</loc><o:image/></url>", 2),
+        # a reference in a prefix's namespace: its elements are expat's
+        ('xmlns:o="urn:&#111;"', "<url><loc>https://example.com/x</loc><o:x/></url>", 2),
+    ],
+    ids=["sitemap-namespace", "lookalike-namespace", "lookalike-element", "reference"],
+)
+def test_scanner_leaves_expat_what_the_exact_path_reads_or_counts(
+    root: str, block: str, scanned: int
+) -> None:
+    assert _read_between_plain(block, " " + root)[1] == scanned
+
+
+@needs_compiled
+def test_a_reference_in_the_default_namespace_leaves_the_document_to_the_exact_path() -> None:
+    """Expat decodes it, and a prefix bound to the same namespace makes the sitemap's own
+    elements: ``<p:loc>`` is a ``<loc>`` here."""
+    doc = (
+        b'<urlset xmlns="urn:&#97;" xmlns:p="urn:a"><url><loc>https://example.com/a</loc>'
+        b"<p:loc>https://example.com/b</p:loc></url><url><loc>https://example.com/c</loc></url>"
+        b"</urlset>"
+    )
     fast, taken = _scanned([doc])
-    assert taken == scanned
+    assert taken == 0
     assert fast == parse(doc, fast=False)
+    assert [e.loc for e in entries(fast)] == [f"https://example.com/{c}" for c in "abc"]
+
+
+@needs_compiled
+def test_namespace_variants_are_reported_as_the_exact_path_reports_them() -> None:
+    """Two variants met in either order, in blocks the scanner takes and blocks expat reads:
+    the one namespace problem, its variants in the order the exact path met them."""
+    image = "<im:image><im:loc>https://example.com/i.jpg</im:loc></im:image>"
+    link = "<x:link rel='alternate' hreflang='de' href='https://example.com/de'/>"
+    root = (
+        f'<urlset xmlns="{SITEMAP_NS}" xmlns:im="{https_of(IMAGE_NS)}" '
+        'xmlns:x="http://www.w3.org/TR/xhtml11/xhtml11_schema.html">'
+    )
+    odd = link.replace("<x:link", "<x:link type='t'")  # (a block the scanner leaves expat)
+    for order in ([image, link], [link, image], [image + link], [odd, image]):
+        blocks = "".join(
+            f"<url><loc>https://example.com/{i}</loc>{ext}{ext}</url>\n"
+            for i, ext in enumerate(["", *order, *order, ""])
+        )
+        doc = (root + blocks + "</urlset>").encode()
+        exact = parse(doc, fast=False)
+        for cut in range(0, len(doc), 7):
+            fast, _ = _scanned([doc[:cut], doc[cut:]])
+            assert fast == exact
+        (problem,) = (
+            e for e in exact if isinstance(e, Problem) and e.kind == ProblemKind.NAMESPACE
+        )
+        assert "extension elements have the namespace" in problem.message
+        assert " and " in problem.message  # (both, in the order met)
 
 
 @needs_compiled
@@ -346,9 +459,9 @@ def test_scanner_reads_what_generators_write() -> None:
         + "\n</urlset>\n"
     ).encode()
     fast, taken = _scanned([doc])
-    # All but the last: an element of a namespace no extension has (<mobile:mobile/>) makes
-    # its block odd to the compiled scanner, which leaves it to expat (the same records).
-    assert taken == len(blocks) - 1
+    # All of them, the last with an element of a namespace no extension has
+    # (<mobile:mobile/>), which the exact path reads nothing of and the scanner skips.
+    assert taken == len(blocks)
     assert fast == parse(doc, fast=False)
     assert parse_chunks(cut_at(doc, range(7, len(doc), 13)), fast=True) == fast
     first, second, third, fourth = entries(fast)
@@ -465,10 +578,10 @@ def test_alternates_read_as_any_alternate() -> None:
 
 @needs_compiled
 def test_an_odd_block_costs_that_block_only() -> None:
-    """One block only expat may read (a comment in it) near the top: the scanner takes every
+    """One block only expat may read (an attribute on it) near the top: the scanner takes every
     other block; a fault further on is reported at expat's line and column."""
     plain = "<url>\n  <loc>https://example.com/{}</loc>\n</url>\n"
-    odd = "<url><!-- c --><loc>https://example.com/odd</loc></url>\n"
+    odd = "<url id='odd'><loc>https://example.com/odd</loc></url>\n"
     body = plain.format(0) + odd + "".join(plain.format(i) for i in range(1, 50))
     doc = f'<urlset xmlns="{SITEMAP_NS}">\n{body}</urlset>\n'.encode()
     fast, taken = _scanned([doc])
@@ -489,7 +602,7 @@ def test_expat_reads_alone_once_most_blocks_are_odd(every: int, scanned: int) ->
     """Block after odd block, expat reads the rest of the document alone (faster than one
     block at a time); a tenth of odd blocks does not stop the scanner."""
     blocks = [
-        f"<url><!-- c --><loc>https://example.com/{i}</loc></url>"
+        f"<url id='odd'><loc>https://example.com/{i}</loc></url>"
         if i % every == 0
         else f"<url><loc>https://example.com/{i}</loc></url>"
         for i in range(700)

@@ -40,9 +40,10 @@ _WS = st.sampled_from(["", " ", "\n", "\n  ", "\t", "\r\n", "\r\n\t\t"])
 @st.composite
 def _value(draw: st.DrawFn, text: str, *, cr: bool = True) -> str:
     """``text`` as it may be written in XML: plain, padded, in CDATA, or with references
-    (and, with ``cr``, between carriage returns, which expat rewrites)."""
+    (and, with ``cr``, between carriage returns, which expat rewrites, or after a comment
+    or a processing instruction)."""
     shapes = ["plain", "plain", "plain", "pad", "cdata", "ref"]
-    shape = draw(st.sampled_from([*shapes, "cr"] if cr else shapes))
+    shape = draw(st.sampled_from([*shapes, "cr", "comment"] if cr else shapes))
     if shape == "pad":
         return draw(_WS) + text + draw(_WS)
     if shape == "cdata":
@@ -51,6 +52,8 @@ def _value(draw: st.DrawFn, text: str, *, cr: bool = True) -> str:
         return text.replace("a", "&#97;").replace("e", "&#x65;").replace("/", "&#47;", 1)
     if shape == "cr":
         return "\r" + text + "\r"
+    if shape == "comment":  # (expat hands on the text on both sides)
+        return draw(st.sampled_from(["<!-- c -->", "<?pi x?>", "<!---->"])) + text
     return text
 
 
@@ -195,6 +198,21 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
                 "<image><loc>https://example.com/u.jpg</loc></image>",  # (the prefix forgotten)
                 '<foo:link rel="alternate" hreflang="de" href="https://example.com/de"/>',
+                # comments and instructions, well-formed or not (expat's rules)
+                "<!-- c -- d -->",
+                "<!-- c --->",
+                "<?xml-stylesheet href='x'?>",
+                "<?a:b x?>",
+                "<?xml x?>",
+                "<!-- c\n --><?pi\r\n?>",
+                # elements a record ignores (mobile's and sm's namespaces: see documents)
+                "<mobile:mobile/>",
+                "<mobile:mobile type='pc'></mobile:mobile>",
+                "<foo><loc>https://example.com/deep</loc><!-- x --><url/>&amp;</foo>",
+                "<foo q:a='1'/>",
+                "<foo><zz:x/></foo>",
+                "<sm:loc>https://example.com/sm</sm:loc>",  # the sitemap's own namespace
+                "<sm:extra>x</sm:extra>",
                 # a variant declared where it is used
                 (
                     f'<image:image xmlns:image="{https_of(IMAGE_NS)}">'
@@ -220,7 +238,9 @@ def _sitemap_block(draw: st.DrawFn) -> str:
     extra = draw(
         st.sampled_from(
             [
-                *("", "", "", "<!-- c -->", "<x/>"),
+                *("", "", "", "<!-- c -->", "<x/>", "<?pi x?>", "<!-- c -- -->"),
+                "<x a='1'><loc>https://example.com/deep.xml</loc></x>",
+                "<image:image><image:loc>https://example.com/i</image:loc></image:image>",
                 "<loc>https://example.com/more.xml</loc>",  # several-locs
                 "<sitemap><loc>https://example.com/inner.xml</loc></sitemap>",  # nested
             ]
@@ -264,6 +284,10 @@ _NS = st.sampled_from(
         "",
     ]
 )
+# What may stand between blocks besides white space.
+_GAP = st.sampled_from(
+    ["", "", "", "<!-- gap -->", "<?pi?>", "<!-- a\r\n -->\n", "<!-- a -- b -->"]
+)
 # Bytes that matter to one of the two paths when dropped in at random.
 _JUNK = st.sampled_from(
     [
@@ -291,11 +315,17 @@ def documents(draw: st.DrawFn) -> bytes:
         attrs += f' xmlns:foo="{draw(_FOO_NS)}"'
     if draw(st.integers(0, 6)) == 0:
         attrs += ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    if draw(st.integers(0, 2)) == 0:
+        attrs += ' xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0"'
+    if draw(st.integers(0, 4)) == 0:
+        attrs += f' xmlns:sm="{draw(st.sampled_from([SITEMAP_NS, https_of(SITEMAP_NS)]))}"'
+    if is_index and draw(st.integers(0, 2)) == 0:
+        attrs += f' xmlns:image="{draw(_spelling(IMAGE_NS))}"'
     blocks = draw(
         st.lists(_sitemap_block() if is_index else _url_block(prefixes), min_size=0, max_size=8)
     )
     root = "sitemapindex" if is_index else "urlset"
-    sep = draw(_WS)
+    sep = draw(_WS) + draw(_GAP)
     text = f"{prolog}<{root}{attrs}>{sep}" + sep.join(blocks) + f"{sep}</{root}>{draw(_WS)}"
     codec = next((c for name, c in _CODECS.items() if f'"{name}"' in prolog), "utf-8")
     data = text.encode(codec, "replace")
@@ -362,10 +392,14 @@ def _realistic_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
     return f"<url>{ws}" + ws.join(inner) + f"{ws}</url>"
 
 
+_MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
+
+
 @st.composite
 def realistic_documents(draw: st.DrawFn) -> bytes:
-    """An undamaged urlset of realistic blocks, in UTF-8, under the usual or other prefixes;
-    in one of two documents of five blocks or more, one of them only expat may read."""
+    """An undamaged urlset of realistic blocks, in UTF-8, under the usual or other prefixes,
+    in some with a comment or a ``<mobile:mobile/>`` in every block; in one of two
+    documents of five blocks or more, one of them only expat may read."""
     prefixes = {
         "xhtml": draw(st.sampled_from(["xhtml", "xhtml", "xhtml", "x"])),
         "image": draw(st.sampled_from(["image", "image", "image", "img"])),
@@ -373,12 +407,14 @@ def realistic_documents(draw: st.DrawFn) -> bytes:
     blocks = draw(st.lists(_realistic_block(prefixes), min_size=1, max_size=30))
     if len(blocks) >= 5 and draw(st.booleans()):  # one block only expat may read
         odd = draw(st.integers(0, len(blocks) - 1))
-        blocks[odd] = blocks[odd].replace("<loc>", "<!-- odd --><loc>", 1)
+        blocks[odd] = blocks[odd].replace("<loc>", "<loc id='odd'>", 1)
+    # what some generators write in every block: a comment, Google's old <mobile:mobile/>
+    extra = draw(st.sampled_from(["", "", "", "<!-- generated -->", "<mobile:mobile/>"]))
+    blocks = [block.replace("<lastmod>", extra + "<lastmod>", 1) for block in blocks]
     return (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}" '
-        f'xmlns:{prefixes["xhtml"]}="{XHTML_NS}" xmlns:{prefixes["image"]}="{IMAGE_NS}">\n'
-        + "\n".join(blocks)
-        + "\n</urlset>\n"
+        f'xmlns:{prefixes["xhtml"]}="{XHTML_NS}" xmlns:{prefixes["image"]}="{IMAGE_NS}" '
+        f'xmlns:mobile="{_MOBILE_NS}">\n' + "\n".join(blocks) + "\n</urlset>\n"
     ).encode()
 
 
@@ -428,6 +464,8 @@ def _clean_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
     ):
         if draw(st.booleans()):
             inner.append(f"<{name}>{draw(_clean_text(draw(values)))}</{name}>")
+    if draw(st.integers(0, 3)) == 0:  # what the compiled core skips
+        inner.append(draw(st.sampled_from(["<!-- c -->", "<?pi x?>", "<foo a='1'><b/>x</foo>"])))
     inner = draw(st.permutations(inner))
     x, img = prefixes["xhtml"], prefixes["image"]
     for _ in range(draw(st.integers(0, 3))):

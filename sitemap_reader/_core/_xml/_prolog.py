@@ -1,12 +1,14 @@
 """What a document's first bytes tell the XML reader's fast path: whether its prolog lets a
 scanner take over after the root start tag, and the element kind of each prefix the root
-declares. Only the compiled core has such a scanner; the pure core reads on with expat."""
+declares (namespace variants and look-alikes included). Only the compiled core has such a
+scanner; the pure core reads on with expat."""
 
 from __future__ import annotations
 
 import re
 
-from ._extensions import EXT_VARIANTS, LOOKALIKE, kind_of
+from ._exact import SITEMAP_LIKE
+from ._extensions import CORE, EXT_VARIANTS, kind_of
 
 # What the document must start with for the scanner to take over after the root tag:
 # an optional BOM and declaration, comments, processing instructions (<?xml-stylesheet?>,
@@ -39,19 +41,42 @@ def eligible(match: re.Match[bytes]) -> dict[str, int] | None:
 
 
 _NS_DECL = re.compile(
-    rb"[ \t\r\n]xmlns:([A-Za-z_][A-Za-z0-9_.\-]*)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"&]*)\"|'([^'&]*)')"
+    rb"[ \t\r\n]xmlns(?::([A-Za-z_][A-Za-z0-9_.\-]*))?[ \t\r\n]*=[ \t\r\n]*"
+    rb"(?:\"([^\"]*)\"|'([^']*)')"
 )
+# Set on a prefix's kind when its namespace is a variant of an extension's (EXT_VARIANTS):
+# the scanner leaves the first block with an element under it to expat, where the exact
+# path records the variant (doc.variants) as it does on a document it reads whole; it
+# reads the blocks after it (src/block/read.rs, FRESH).
+FRESH = 0x80
 
 
 def prefixes(root_attrs: bytes) -> dict[str, int] | None:
     """The element kind of each prefix the root start tag declares (its attribute bytes),
-    or None when one is a variant or a look-alike of an extension's namespace: such rare
-    documents are the exact path's, which reports them (once, at the end)."""
-    kinds: dict[str, int] = {}
+    as the exact path's ``SitemapMachine._name`` finds it: the sitemap's own namespace is
+    CORE (the scanner leaves a block with such an element to expat), a variant of an
+    extension's the extension's kind with FRESH, a look-alike LOOKALIKE (a block with one
+    is expat's, which counts it). A namespace with a reference in it is not decoded here:
+    such a prefix is left out (its elements are expat's), and such a default namespace
+    leaves the document to the exact path (None)."""
+    declared: list[tuple[bytes | None, str]] = []
     for m in _NS_DECL.finditer(root_attrs):
-        uri = (m[2] if m[2] is not None else m[3]).decode("utf-8", "replace")
-        kind = kind_of(uri)
-        if kind == LOOKALIKE or uri in EXT_VARIANTS:
-            return None
-        kinds[m[1].decode()] = kind
+        raw = m[2] if m[2] is not None else m[3]
+        if b"&" not in raw:
+            declared.append((m[1], raw.decode("utf-8", "replace")))
+        elif m[1] is None:
+            return None  # (a prefix's namespace may be the root's once decoded)
+        # (a prefix left out: a block with an element under it is expat's)
+    root_ns = next((uri for prefix, uri in declared if prefix is None), "")
+    kinds: dict[str, int] = {}
+    for prefix, uri in declared:
+        if prefix is None:
+            continue
+        if uri == root_ns or uri in SITEMAP_LIKE:
+            kind = CORE
+        else:
+            kind = kind_of(uri)
+            if uri in EXT_VARIANTS:
+                kind |= FRESH
+        kinds[prefix.decode()] = kind
     return kinds
