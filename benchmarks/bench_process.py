@@ -61,11 +61,12 @@ for _, element in etree.iterparse(sys.argv[1], events=("end",), tag=url):
 
 @dataclass
 class Timed:
-    """One command's runs: wall seconds and peak RSS (MiB) of each."""
+    """One command's runs: wall seconds, CPU seconds and peak RSS (MiB) of each."""
 
     label: str
     argv: list[str]
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system, the child's own
     rss_mib: list[float] = field(default_factory=list)
     lines: int | None = None  # what the untimed run wrote to stdout
 
@@ -78,8 +79,9 @@ class Timed:
         return statistics.median(self.times)
 
 
-def run_once(argv: Sequence[str], *, count: bool = False) -> tuple[float, float, int | None]:
-    """Run ``argv`` once: (wall seconds, peak RSS MiB, lines written if ``count``).
+def run_once(argv: Sequence[str], *, count: bool = False) -> tuple[float, float, int | None, float]:
+    """Run ``argv`` once: (wall seconds, peak RSS MiB, lines written if ``count``, CPU
+    seconds).
 
     stdout goes to /dev/null unless counted; stderr is kept to say why a run failed."""
     stdout = subprocess.PIPE if count else subprocess.DEVNULL
@@ -101,18 +103,19 @@ def run_once(argv: Sequence[str], *, count: bool = False) -> tuple[float, float,
         tail = err.splitlines()[-1] if err else "no output"
         raise SystemExit(f"{' '.join(argv)}: exit {proc.returncode}: {tail}")
     rss = usage.ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
-    return elapsed, rss, lines
+    return elapsed, rss, lines, usage.ru_utime + usage.ru_stime
 
 
 def measure(commands: Sequence[Timed], repeat: int, *, count: bool) -> None:
     """Best of ``repeat``: the commands take turns, round after round."""
     if count:
         for command in commands:
-            _, _, command.lines = run_once(command.argv, count=True)
+            _, _, command.lines, _ = run_once(command.argv, count=True)
     for _ in range(repeat):
         for command in commands:
-            elapsed, rss, _ = run_once(command.argv)
+            elapsed, rss, _, cpu = run_once(command.argv)
             command.times.append(elapsed)
+            command.cpu.append(cpu)
             command.rss_mib.append(rss)
 
 

@@ -57,6 +57,11 @@ SITEMAP_NS = (
     "http://www.example.com/not-the-sitemap-namespace",
     "",
 )
+# Comments, instructions and elements a record ignores, well-formed or not.
+MARKUP = (
+    "<!-- c -->", "<!-- c -- d -->", "<!-- c --->", "<?pi x?>", "<?xml x?>", "<?a:b?>",
+    "<mobile:mobile/>", "<mobile:mobile type='pc'></mobile:mobile>", "<foo a='1'><loc>x</loc></foo>",
+)  # fmt: skip
 # extension -> its namespace and the spellings generators give it
 EXT_NS = {
     "image": ("http://www.google.com/schemas/sitemap-image/1.1",),
@@ -247,6 +252,8 @@ class Maker:
             parts.extend(makers[ext](p + ":" if p else "") for _ in range(count))
         if self.maybe(0.05):
             parts.append("<unknown>x<deeper/></unknown>")
+        if self.maybe(0.1):  # what the compiled reader skips (or, ill-formed, leaves expat)
+            parts.append(self.pick(MARKUP))
         if self.maybe(0.1):
             self.rng.shuffle(parts)
         sep = self.pick(("", "\n    ", " "))
@@ -288,8 +295,10 @@ class Maker:
                 prefixes[ext] = prefix
         if self.maybe(0.05):
             start += ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+        if self.maybe(0.1):
+            start += ' xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0"'
         blocks = [self.url_block(sm, prefixes) for _ in range(self.rng.randint(0, 6))]
-        sep = self.pick(("\n", "", "\n  ", "\r\n"))
+        sep = self.pick(("\n", "", "\n  ", "\r\n", "\n<!-- c -->\n", "<?pi?>"))
         return f"{self.prolog()}{start}>{sep}{sep.join(blocks)}{sep}{end}{sep}"
 
     def index(self) -> str:
