@@ -81,6 +81,15 @@ _MADE_TEXT = (
         f"<urlset><url><loc>{HOME}a</loc></url><url><loc><![CDATA[{HOME}b&c]]></loc></url>"
         f"<!-- c --><url><loc>{HOME}&#233;</loc></url></urlset>"
     ),
+    (  # what the compiled reader skips, and a variant's prefix (imgv, fuzz/src/lib.rs)
+        f'<urlset xmlns="{_NS}" xmlns:mobile="http://www.google.com/schemas/sitemap-mobile/1.0" '
+        'xmlns:imgv="https://www.google.com/schemas/sitemap-image/1.1" '
+        'xmlns:look="http://example.com/sitemap-image">'
+        f"<url><!-- c --><loc>{HOME}a<?pi x?></loc><mobile:mobile/><foo a='1'><b/>t</foo>"
+        f"<imgv:image><imgv:loc>{HOME}i</imgv:loc></imgv:image></url>\n<!-- between --><?pi?>"
+        f"<url><loc>{HOME}b</loc><imgv:image><imgv:loc>{HOME}j</imgv:loc></imgv:image>"
+        "<look:image/></url></urlset>"
+    ),
     "<!DOCTYPE html><html><body>404</body></html>",
     (
         f'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "{HOME}x">]>\n'

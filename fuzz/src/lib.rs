@@ -192,13 +192,18 @@ impl Chunked for BlockRun {
     type Verdict = Vec<u8>;
 
     fn with_token_bound(max_token_bytes: usize) -> Self {
-        use sitemap_reader_native::block::{BlockScanner, Build, Container, Limits, IMAGE, XHTML};
+        use sitemap_reader_native::block::{
+            BlockScanner, Build, Container, Limits, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML,
+        };
         let (video, news) = (2, 3); // the element kinds of `_extensions` (VIDEO, NEWS)
         let kinds = vec![
             ("image".to_owned(), IMAGE),
             ("xhtml".to_owned(), XHTML),
             ("video".to_owned(), video),
             ("news".to_owned(), news),
+            ("mobile".to_owned(), OTHER),
+            ("look".to_owned(), LOOKALIKE),
+            ("imgv".to_owned(), IMAGE | FRESH), // a namespace variant
         ];
         let field = |kind: u8, local: &str| (kind, local.to_owned());
         let names = |of: &[&str]| of.iter().map(|n| (*n).to_owned()).collect();

@@ -15,5 +15,5 @@ pub(crate) mod text;
 mod proptests;
 
 pub use extend::Build;
-pub use read::{Container, Ext, Fields, CORE, IMAGE, XHTML};
+pub use read::{Container, Ext, Fields, CORE, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML};
 pub use scan::{BlockScanner, Limits, Record, Step, BLOCK_MAX};
