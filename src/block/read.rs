@@ -1,7 +1,9 @@
 //! One whole `<url>` (or index `<sitemap>`) block, read with quick-xml in a strict
 //! subset: the fields, `<image:image>` with its fields and `<xhtml:link rel="alternate">`
-//! under the prefixes the root declared, text, CDATA and references. Anything else, or
-//! anything expat might judge otherwise, is odd: the block is expat's.
+//! under the prefixes the root declared, text, CDATA and references; comments,
+//! processing instructions (`markup`) and the elements a record ignores are checked and
+//! skipped. Anything else, or anything expat might judge otherwise, is odd: the block is
+//! expat's.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;

@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _core_choice
+from sitemap_reader._core._xml._extensions import CORE, IMAGE, LOOKALIKE, OTHER, XHTML
 from sitemap_reader._core._xml._interface import INTERFACE
-from sitemap_reader._core._xml._prolog import prefixes
+from sitemap_reader._core._xml._prolog import FRESH, prefixes
 from tests.support.compiled import compiled_events, needs_compiled
 from tests.support.documents import clean_documents, documents, realistic_documents
 from tests.support.helpers import (
@@ -465,3 +466,26 @@ def test_a_document_left_unfinished_is_freed_with_its_reader(end: str) -> None:
     del parser, handler
     gc.collect()
     assert gone() is None
+
+
+def test_the_roots_prefixes_are_classed_as_the_exact_path_classes_their_namespaces() -> None:
+    """As ``SitemapMachine._name``: the sitemap's own namespace (the root's, or one of its
+    spellings) is CORE, a variant its extension's kind marked FRESH (its first block is
+    expat's), a look-alike LOOKALIKE; a namespace with a reference is not decoded here."""
+    attrs = (
+        b' xmlns="urn:root" xmlns:r="urn:root" xmlns:s="https://www.sitemaps.org/schemas/sitemap/0.9"'
+        b' xmlns:i="https://www.google.com/schemas/sitemap-image/1.1"'
+        b" xmlns:x='http://www.w3.org/TR/xhtml11/xhtml11_schema.html'"
+        b' xmlns:l="http://example.com/sitemap-image" xmlns:m="urn:mobile"'
+        b' xmlns:h="http://www.w3.org/1999/xhtml" xmlns:e="urn:&#97;"'
+    )
+    assert prefixes(attrs) == {
+        "r": CORE,
+        "s": CORE,
+        "i": IMAGE | FRESH,
+        "x": XHTML | FRESH,
+        "l": LOOKALIKE,
+        "m": OTHER,
+        "h": XHTML,
+    }
+    assert prefixes(b' xmlns="urn:&#97;" xmlns:a="urn:a"') is None
