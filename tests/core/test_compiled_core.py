@@ -489,3 +489,13 @@ def test_the_roots_prefixes_are_classed_as_the_exact_path_classes_their_namespac
         "h": XHTML,
     }
     assert prefixes(b' xmlns="urn:&#97;" xmlns:a="urn:a"') is None
+
+
+@needs_corpus
+def test_a_corpus_file_with_mobile_elements_in_every_block_is_the_scanners() -> None:
+    """The corpus's most common odd block until issue 30: Google's old ``<mobile:mobile/>``
+    in each of hebdenbridgetimes.co.uk's 74 blocks, which expat read after 64 of them."""
+    data = (CORPUS / "ext" / "hebdenbridgetimes.co.uk__articles-sitemap.xml").read_bytes()
+    events, taken, _ = compiled_events(sized(data, 65_536))
+    assert events == parse(data, fast=False)
+    assert taken == sum(isinstance(e, Entry) for e in events) == 74
