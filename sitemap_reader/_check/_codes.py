@@ -188,6 +188,8 @@ _TABLE = (
      "write a number from 0.0 to 1.0, or leave priority out"),
     ("V406", "lastmod-untrusted", W, "the lastmods were judged untrusted (needs a state file)",
      "write each page's and each child sitemap's real last change"),
+    ("V420", "lastmod-date-only", N, "lastmod values with a date but no time of day",
+     "write lastmod with the time and its zone (YYYY-MM-DDThh:mm:ss+00:00): Bing asks for both"),
     # -- extensions
     ("X501", "image-missing-loc", E, "an <image:image> without <image:loc>",
      "give every image its <image:loc>"),
@@ -210,6 +212,16 @@ _TABLE = (
     ("X509", "hreflang-invalid", W, "hreflang values that are no BCP 47 language tag",
      ("write an ISO 639 language code (en, de), optionally with a script or region "
       "(zh-Hant, en-GB), or x-default")),
+    ("X520", "image-too-many", W, "a <url> with over 1,000 <image:image>",
+     "list at most 1,000 images per page: the rest are ignored"),
+    ("X521", "hreflang-no-self", W, "a page with hreflang alternates, none of them itself",
+     ('add the page itself to its alternates (<xhtml:link rel="alternate" hreflang="its '
+      'language" href="its own <loc>"/>)')),
+    ("X522", "video-content-is-page", E, "a video whose content_loc is the page's own <loc>",
+     "point <video:content_loc> at the video file itself (or use <video:player_loc>)"),
+    ("X523", "video-text-too-long", W,
+     "a video title over 100 or description over 2,048 characters",
+     "shorten the video's title to 100 characters and its description to 2,048"),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),
@@ -582,6 +594,14 @@ _DETAILS: dict[str, tuple[str, str]] = {
         ),
         "an index whose lastmods stay put while its sitemaps change",
     ),
+    "V420": (
+        (
+            "A lastmod gives a date but no time of day (or exactly midnight UTC, which reads the "
+            "same). Bing asks for the date and the time, so a page changed twice a day looks "
+            "unchanged."
+        ),
+        "<lastmod>2024-05-01</lastmod>",
+    ),
     # -- extensions
     "X501": (
         "An image entry has no <image:loc>: the image cannot be found.",
@@ -627,6 +647,35 @@ _DETAILS: dict[str, tuple[str, str]] = {
     "X508": (
         "An extension value is malformed (a date, a number, yes/no): the value is left out.",
         "<video:duration>ten minutes</video:duration>",
+    ),
+    "X520": (
+        (
+            "Google's image extension allows at most 1,000 <image:image> in one <url>: the "
+            "images past the limit are ignored."
+        ),
+        "a product page listing 1,200 <image:image> elements",
+    ),
+    "X521": (
+        (
+            "Each page of a set of hreflang alternates must list itself as well as the others "
+            "(Google's rule). Without its own link search engines may ignore the set."
+        ),
+        '<url><loc>https://example.com/en/</loc> names only hreflang="de" https://example.com/de/',
+    ),
+    "X522": (
+        (
+            "<video:content_loc> must be the video file, not the page that shows it: a "
+            "content_loc equal to the page's <loc> points a crawler back at the HTML, and "
+            "Google ignores the video."
+        ),
+        "<loc>https://example.com/v/1</loc> with <video:content_loc>https://example.com/v/1",
+    ),
+    "X523": (
+        (
+            "Google's video extension allows a title of at most 100 and a description of at "
+            "most 2,048 characters; longer ones are cut or the video is refused."
+        ),
+        "<video:description> of 3,000 characters",
     ),
     # -- the check itself
     "C601": (

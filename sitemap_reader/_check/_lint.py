@@ -1,7 +1,8 @@
 """The checks ``check`` makes over records, beyond what the parser reports (pure, no I/O).
 
 :class:`DocumentLint` looks at the entries of one document as they stream (values, escaping,
-extensions, duplicates, a lastmod stamped on one instant); :class:`SiteLint` at the entries of
+extensions and their limits, duplicates, a lastmod stamped on one instant or given as a date
+alone); :class:`SiteLint` at the entries of
 the whole run (the same URL in several sitemaps, hreflang alternates that do not name each
 other back). Memory is bounded: a document's duplicates are tracked up to
 ``max_doc_urls`` URLs; the run's up to ``max_tracked_urls`` URLs and ``max_hreflang_pages``
@@ -30,6 +31,10 @@ NEWS_MAX = 1_000  # news entries a news sitemap may hold (Google News)
 NEWS_MAX_AGE = timedelta(days=2)  # how old a news sitemap's articles may be
 FUTURE_SLACK = timedelta(days=1)  # time zones and clock skew: a lastmod within a day is fine
 ONE_INSTANT_MIN = 10  # lastmods needed before "one instant for most URLs" is judged
+IMAGES_MAX = 1_000  # <image:image> one <url> may hold (Google's image extension)
+VIDEO_TITLE_MAX = 100  # characters of <video:title> (Google's video extension)
+VIDEO_DESCRIPTION_MAX = 2_048  # characters of <video:description>
+_ZERO = timedelta(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,37 @@ def news_missing(news: News) -> tuple[str, ...]:
         )
         if not value
     )
+
+
+def date_only(lastmod: datetime) -> bool:
+    """True when ``lastmod`` is midnight UTC: what a date alone ("2024-05-01") parses to.
+
+    The record keeps no trace of how the value was written, so "2024-05-01T00:00:00Z" reads
+    the same; it tells no more of the time of day, so the notice fits it too.
+    """
+    return (
+        not (lastmod.hour or lastmod.minute or lastmod.second or lastmod.microsecond)
+        and lastmod.utcoffset() == _ZERO
+    )
+
+
+def video_too_long(video: Video) -> str | None:
+    """What of ``video`` is longer than Google allows, in words; None when nothing is."""
+    over = [
+        f"a {name} of {len(value):,} characters (at most {limit:,})"
+        for name, value, limit in (
+            ("title", video.title, VIDEO_TITLE_MAX),
+            ("description", video.description, VIDEO_DESCRIPTION_MAX),
+        )
+        if value is not None and len(value) > limit
+    ]
+    return " and ".join(over) or None
+
+
+def lacks_self(entry: Entry) -> bool:
+    """True when ``entry`` has hreflang alternates and none of them is the page itself."""
+    hrefs = [a.href for a in entry.alternates if a.hreflang]
+    return bool(hrefs) and entry.loc not in hrefs
 
 
 def lacks_x_default(entry: Entry) -> bool:
@@ -156,6 +192,27 @@ _WORDS = {
         "URLs have",
         "hreflang alternates but no x-default",
     ),
+    "lastmod-date-only": (
+        "lastmod value gives",
+        "lastmod values give",
+        "a date but no time of day",
+    ),
+    "image-too-many": ("URL has", "URLs have", f"over {IMAGES_MAX:,} images"),
+    "hreflang-no-self": (
+        "URL has",
+        "URLs have",
+        "hreflang alternates but none pointing to itself",
+    ),
+    "video-content-is-page": (
+        "video has",
+        "videos have",
+        "the page's own URL as content_loc",
+    ),
+    "video-text-too-long": (
+        "video has",
+        "videos have",
+        "a title or description longer than allowed",
+    ),
 }
 
 
@@ -191,10 +248,19 @@ class DocumentLint:
             self._lastmods.add(lastmod)
             if lastmod > self._now + FUTURE_SLACK:
                 note("lastmod-future", f"{lastmod.isoformat()} on {loc}")
+            if date_only(lastmod):
+                note("lastmod-date-only", f"{lastmod.date().isoformat()} on {loc}")
+        if len(entry.images) > IMAGES_MAX:
+            note("image-too-many", f"{len(entry.images):,} on {loc}")
         for video in entry.videos:
             missing = video_missing(video)
             if missing:
                 note("video-missing-field", f"{loc} lacks {', '.join(missing)}")
+            if video.content_loc == loc:
+                note("video-content-is-page", loc)
+            too_long = video_too_long(video)
+            if too_long is not None:
+                note("video-text-too-long", f"{too_long} on {loc}")
         for news in entry.news:
             self.news += 1
             missing = news_missing(news)
@@ -206,6 +272,8 @@ class DocumentLint:
         if entry.alternates:
             if lacks_x_default(entry):
                 note("hreflang-no-x-default", loc)
+            if lacks_self(entry):
+                note("hreflang-no-self", loc)
             for alternate in entry.alternates:
                 lang = alternate.hreflang
                 if lang is not None and not is_hreflang(lang):

@@ -17,7 +17,7 @@ from pytest_aiohttp.plugin import AiohttpServer
 import sitemap_reader as sr
 from sitemap_reader._check._checker import KIND_CODES
 from sitemap_reader._check._hreflang import is_hreflang
-from tests.support.check import NOW, loc, urls
+from tests.support.check import NOW, images, loc, urls, video
 from tests.support.http_site import (
     FAST,
     Served,
@@ -440,6 +440,12 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/index.xml"),), state=True)
 
 
+@case("V420")
+def _(s: Served) -> Setup:
+    s.add("/sitemap.xml", xml(urls(loc(s, "/page", "<lastmod>2024-05-01</lastmod>"))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
 # -- extensions ----------------------------------------------------------------------------------
 
 
@@ -520,6 +526,33 @@ def _(s: Served) -> Setup:
     # "us" is a country code, not a language: the usual mistake for en-US.
     alts = _alt(s, "us", "/us") + _alt(s, "x-default", "/us")
     s.add("/sitemap.xml", xml(urls(loc(s, "/us", alts))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+@case("X520")
+def _(s: Served) -> Setup:
+    s.add("/sitemap.xml", xml(urls(loc(s, "/page", images(1_001, s.a("/i"))))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+@case("X521")
+def _(s: Served) -> Setup:
+    # /en names its German and default pages, not itself.
+    alts = _alt(s, "de", "/de") + _alt(s, "x-default", "/de")
+    s.add("/sitemap.xml", xml(urls(loc(s, "/en", alts))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+@case("X522")
+def _(s: Served) -> Setup:
+    s.add("/sitemap.xml", xml(urls(loc(s, "/watch", video(s.a("/watch"))))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
+@case("X523")
+def _(s: Served) -> Setup:
+    long_title = video(s.a("/v.mp4"), title="t" * 101)
+    s.add("/sitemap.xml", xml(urls(loc(s, "/watch", long_title))))
     return Setup((s.a("/sitemap.xml"),))
 
 

@@ -104,7 +104,10 @@ def test_codes_as_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
                 "P321 cycle?"
             ),
         ),
-        ("too-many-url", "did you mean P301 too-many-urls or X504 news-too-many?"),
+        (
+            "too-many-url",
+            "did you mean P301 too-many-urls, X504 news-too-many or X520 image-too-many?",
+        ),
         ("Z999", "--explain: no code 'Z999' (check --codes lists them)"),
     ],
 )

@@ -24,3 +24,19 @@ def urls(*blocks: str, ns: str | None = SITEMAP_NS, decl: str = "UTF-8") -> str:
 
 def loc(s: Served, path: str, extra: str = "") -> str:
     return f"<loc>{s.a(path)}</loc>{extra}"
+
+
+def images(n: int, prefix: str) -> str:
+    """``n`` ``<image:image>`` of one ``<url>``, at ``{prefix}{i}.jpg``."""
+    return "".join(
+        f"<image:image><image:loc>{prefix}{i}.jpg</image:loc></image:image>" for i in range(n)
+    )
+
+
+def video(content: str, title: str = "t", description: str = "d") -> str:
+    """A ``<video:video>`` with every required field; its file is ``content``."""
+    return (
+        f"<video:video><video:thumbnail_loc>{content}.jpg</video:thumbnail_loc>"
+        f"<video:title>{title}</video:title><video:description>{description}"
+        f"</video:description><video:content_loc>{content}</video:content_loc></video:video>"
+    )
