@@ -190,6 +190,7 @@ _CONTENT = frozenset(
         ProblemKind.SEVERAL_LOCS,
         ProblemKind.UNCLOSED_ENTRY,
         ProblemKind.CUT_ENTRY,
+        ProblemKind.REPEATED_ELEMENT,
         ProblemKind.ENCODING,
         ProblemKind.HTML,
         ProblemKind.UNKNOWN_FORMAT,

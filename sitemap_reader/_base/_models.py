@@ -207,10 +207,11 @@ class ProblemKind(str, enum.Enum):
     ENCODING = "encoding"
     TOO_MANY_URLS = "too-many-urls"
     # ... or kept from a malformed entry: its further <loc>s, an entry another one ran
-    # into, an entry the end of the document cut.
+    # into, an entry the end of the document cut, a field given twice (the last one kept).
     SEVERAL_LOCS = "several-locs"
     UNCLOSED_ENTRY = "unclosed-entry"
     CUT_ENTRY = "cut-entry"
+    REPEATED_ELEMENT = "repeated-element"
     # ... or ending the document.
     HTML = "html"
     UNKNOWN_FORMAT = "unknown-format"

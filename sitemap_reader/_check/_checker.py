@@ -48,6 +48,7 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.SEVERAL_LOCS: "several-locs",
     ProblemKind.UNCLOSED_ENTRY: "unclosed-entry",
     ProblemKind.CUT_ENTRY: "cut-entry",
+    ProblemKind.REPEATED_ELEMENT: "repeated-element",
     ProblemKind.ENCODING: "invalid-bytes",
     ProblemKind.UNKNOWN_ENCODING: "invalid-bytes",
     ProblemKind.TOO_MANY_URLS: "too-many-urls",

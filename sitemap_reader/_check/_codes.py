@@ -175,6 +175,9 @@ _TABLE = (
      "close each <url> (or <sitemap>) with its end tag before the next one starts"),
     ("P329", "cut-entry", W, "the document ends inside an entry (kept, without what was cut)",
      "serve the whole, well-formed file: the entry's fields after the cut are lost"),
+    ("P340", "repeated-element", W,
+     "an entry gives a field twice where the schema allows one (the last one is read)",
+     "give each <lastmod>, <changefreq> and <priority> once per entry"),
     # -- values
     ("V401", "invalid-lastmod", W, "lastmod values that are no W3C datetime",
      "write lastmod as YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00"),
@@ -556,6 +559,17 @@ _DETAILS: dict[str, tuple[str, str]] = {
             "readers drop it."
         ),
         "an index whose last line is <sitemap><loc>https://example.com/s9.xml</loc><lastmod>20",
+    ),
+    "P340": (
+        (
+            "An entry holds two <lastmod> (or <changefreq>, <priority>), which the schema "
+            "forbids. Readers keep one of them, not all the same one: this reader keeps the "
+            "last, and a crawler may trust the other."
+        ),
+        (
+            "<url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod>"
+            "<lastmod>2024-06-01</lastmod></url>"
+        ),
     ),
     # -- values
     "V401": (

@@ -81,6 +81,16 @@ _TALLY_WORDS = {
         "entry cut by the end of the document was kept with the fields read before the cut",
         "entries cut by the end of the document were kept with the fields read before the cut",
     ),
+    ProblemKind.REPEATED_ELEMENT: (
+        (
+            "field was given more than once in an entry (the schema allows one); the last one "
+            "was kept"
+        ),
+        (
+            "fields were given more than once in entries (the schema allows one); the last "
+            "ones were kept"
+        ),
+    ),
 }
 
 

@@ -258,6 +258,13 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/index.xml"),))
 
 
+@case("P340")
+def _(s: Served) -> Setup:
+    twice = "<lastmod>2024-05-01T10:00:00Z</lastmod><lastmod>2024-05-02T10:00:00Z</lastmod>"
+    s.add("/sitemap.xml", xml(urls(loc(s, "/page", twice))))
+    return Setup((s.a("/sitemap.xml"),))
+
+
 @case("P329")
 def _(s: Served) -> Setup:
     body = sitemapindex(s.a("/s1.xml"), (s.a("/s2.xml"), "2024-01-01"))

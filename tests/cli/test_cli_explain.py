@@ -101,7 +101,7 @@ def test_codes_as_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
             "P3011",
             (
                 "--explain: no code 'P3011': did you mean P311 invalid-loc, P301 too-many-urls or "
-                "P321 cycle?"
+                "P340 repeated-element?"
             ),
         ),
         (

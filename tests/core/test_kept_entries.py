@@ -1,6 +1,6 @@
 """Malformed entries lose nothing without a word (docs/problems.md, "Entries kept from
 malformed XML"): several ``<loc>`` in one entry, an entry another one starts in, an entry
-the end of the document cuts. Each shape gives the same records and problems (kind, line,
+the end of the document cuts, a field given twice. Each shape gives the same records and problems (kind, line,
 column, count, example) on every path (expat alone, the compiled core's scanner)
 and at every split of its bytes."""
 
@@ -209,6 +209,53 @@ def test_an_entry_cut_by_a_fault_or_a_limit_is_kept(
     events = parse((head + f"<loc>{B}</loc>" + tail).encode(), limits=limits, **path)
     assert locs(events) == [A, B]
     assert kinds(events) == ["several-locs", "cut-entry", ending]
+
+
+# -- a field given twice ----------------------------------------------------------------
+
+
+def test_a_field_given_twice_keeps_the_last_and_is_counted(path: dict[str, Any]) -> None:
+    """Two <lastmod> (and two <priority>) in one <url>: the last of each is the entry's, as
+    before; each repeat is counted as repeated-element, at the first repeat's line and
+    column, with its element as the example. The compiled scanner hands such a block to
+    expat, so both paths say the same."""
+    events = _read(
+        _urlset(
+            f"<url><loc>{A}</loc><lastmod>2023-05-01</lastmod>\n"
+            "  <lastmod>2024-01-01</lastmod><priority>0.1</priority><priority>0.5</priority></url>\n"
+            f"<url><loc>{B}</loc><lastmod>2024-01-01</lastmod></url>\n"
+        ),
+        path,
+    )
+    assert [e for e in events if isinstance(e, Entry)] == [
+        Entry(A, JAN, None, 0.5, "https://example.com/dir/sitemap.xml"),
+        Entry(B, JAN, None, None, "https://example.com/dir/sitemap.xml"),
+    ]
+    said = problem(events, "repeated-element")
+    assert _where(said) == (4, 2, 2, "<lastmod> '2024-01-01'")
+    assert kinds(events) == ["repeated-element"]
+    assert "at line 4, column 2" in said.message and "the last one" in said.message
+
+
+def test_a_sitemap_with_two_lastmods_is_counted(path: dict[str, Any]) -> None:
+    """In an index too; a lone <lastmod> per entry is no repeat."""
+    events = _read(
+        _index(
+            f"<sitemap><loc>{A}</loc><lastmod>2023-05-01</lastmod><lastmod>2024-01-01</lastmod>"
+            f"</sitemap>\n<sitemap><loc>{B}</loc><lastmod>2024-01-01</lastmod></sitemap>\n"
+        ),
+        path,
+    )
+    assert [e for e in events if isinstance(e, SitemapRef)] == [
+        SitemapRef(A, JAN, "https://example.com/dir/sitemap.xml"),
+        SitemapRef(B, JAN, "https://example.com/dir/sitemap.xml"),
+    ]
+    assert _where(problem(events, "repeated-element")) == (
+        3,
+        70,
+        1,
+        "<lastmod> '2024-01-01'",
+    )
 
 
 # -- the docs' example -------------------------------------------------------------------

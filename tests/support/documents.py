@@ -4,8 +4,8 @@
 over to expat (CDATA, comments, entities and character references, attributes, other field
 orders, image blocks with and without their namespace, extension namespaces as generators
 spell them, elements shaped like an extension's in another namespace, invalid UTF-8, a stray
-``&``, CR inside values, unknown elements, several ``<loc>``, records left open or
-nested), in UTF-8 and in other encodings, then damages some of them; ``cases`` adds a split and limits. ``realistic_documents`` are undamaged
+``&``, CR inside values, unknown elements, several ``<loc>``, a field given twice, records
+left open or nested), in UTF-8 and in other encodings, then damages some of them; ``cases`` adds a split and limits. ``realistic_documents`` are undamaged
 urlsets in the mix real sites serve.
 """
 
@@ -193,6 +193,7 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 '<video:video xmlns:video="v"/>',
                 "<loc>https://example.com/<b>x</b></loc>",
                 "<loc>https://example.com/again</loc>",  # several-locs
+                "<lastmod>2024-02-02</lastmod>",  # repeated-element, when the block has one
                 "<url><loc>https://example.com/inner</loc></url>",  # a record in a record
                 # an extension's shape in another namespace (declared or not: see documents)
                 "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
@@ -242,6 +243,7 @@ def _sitemap_block(draw: st.DrawFn) -> str:
                 "<x a='1'><loc>https://example.com/deep.xml</loc></x>",
                 "<image:image><image:loc>https://example.com/i</image:loc></image:image>",
                 "<loc>https://example.com/more.xml</loc>",  # several-locs
+                "<lastmod>2024-02-02</lastmod>",  # repeated-element, when the block has one
                 "<sitemap><loc>https://example.com/inner.xml</loc></sitemap>",  # nested
             ]
         )

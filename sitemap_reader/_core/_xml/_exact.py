@@ -12,7 +12,8 @@ is the record's (with its fields), each further one a record of its own without 
 (``several-locs``); a record another one starts in (its end tag missing, or records
 nested) is emitted as it stands, and the new one is read at its depth (``unclosed-entry``);
 a record the end of the document cuts is emitted when its ``<loc>`` had closed
-(``cut-entry``, ``keep_cut``). The compiled block scanner hands such blocks to expat, so
+(``cut-entry``, ``keep_cut``); a field given twice (two ``<lastmod>``) keeps the last one,
+counted (``repeated-element``). The compiled block scanner hands such blocks to expat, so
 this is the one place that repairs them.
 
 These are the parser's hottest functions: they read attributes of their own object only,
@@ -128,7 +129,8 @@ class SitemapMachine:
         self._levels: list[int] = []  # the levels of records another one ran into
         self._loc_line = 0  # the line of the record's <loc>
         self._more: list[str] = []  # its further <loc> values (see the module docstring)
-        self._more_at: tuple[int, int] = (0, 0)  # (line, column) of the last such <loc>
+        # (line, column) of the last such <loc>, or of a field given twice
+        self._more_at: tuple[int, int] = (0, 0)
         self._sub: dict[str, Any] | None = None
         self._spec: Container | None = None
         self._sub_fields: Mapping[tuple[int, str], str] = {}
@@ -174,7 +176,7 @@ class SitemapMachine:
                 return
             field = self._fields.get(key)
             if field is not None:
-                if field == "loc" and "loc" in item:
+                if field in item:  # a further <loc>, or a field given twice: said where
                     parser = self._parser
                     self._more_at = (parser.CurrentLineNumber, parser.CurrentColumnNumber)
                 self._capture(field, depth)
@@ -240,6 +242,10 @@ class SitemapMachine:
             sub = self._sub
             if sub is None:
                 if key != "loc":
+                    if key in item:  # the last one is kept, as it always was
+                        line, column = self._more_at
+                        said = f"<{key}> {shorten(value)}"
+                        self.doc.note(ProblemKind.REPEATED_ELEMENT, said, line, column)
                     item[key] = value
                 elif "loc" not in item:
                     item[key] = value
