@@ -7,7 +7,7 @@ import contextlib
 import enum
 import os
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, cast
 
@@ -125,6 +125,7 @@ class SitemapReader:
         self._lock: RunLock | None = None  # one run at a time per state file
         self._guard: Guard | None = None
         self._walks: set[Walk] = set()  # the runs started and not over yet
+        self._last_fetcher: LazyFetcher | None = None  # the last walk's: check_sample's too
         self.progress = Progress()
 
     async def __aenter__(self) -> Self:
@@ -206,7 +207,7 @@ class SitemapReader:
             for source in (*sources, *(leaf.root for leaf in leaves)):
                 if isinstance(source, str) and is_url(source):
                     self._guard.trust(source)
-        fetcher = LazyFetcher(lambda: self._fetcher(ends, progress))
+        fetcher = self._last_fetcher = LazyFetcher(lambda: self._fetcher(ends, progress))
         walk = Walk(
             fetcher,
             self.config,
@@ -341,6 +342,37 @@ class SitemapReader:
                     yield found
         for found in checker.close():
             yield found
+        if checker.reservoir is not None:
+            for found in await self.check_sample(checker):
+                yield found
+
+    async def check_sample(
+        self, checker: Checker, *, allowed: Callable[[str], bool] | None = None
+    ) -> list[Finding]:
+        """Fetch the listed pages ``checker`` drew (``CheckOptions.sample``) and return what
+        they answered as findings (redirects, 4xx, 5xx, noindex, a canonical elsewhere),
+        each with the share of all listed URLs it stands for (docs/check.md, "Sampling the
+        pages"). :meth:`check` calls it after the walk; call it after feeding a checker
+        yourself. The pages go through the last walk's fetcher: its pace (a Crawl-delay
+        learned included), per-host bound, user agent and deadline. A page ``allowed``
+        refuses (robots.txt's verdict for the user agent) is counted, not fetched."""
+        from ._sample import fetch_answers
+
+        if checker.reservoir is None:
+            return []
+        if self._state is not _State.OPENED:
+            raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
+        fetcher = self._last_fetcher
+        if fetcher is None:  # no walk ran on this reader: a fetcher of its own
+            fetcher = LazyFetcher(lambda: self._fetcher(None, self.progress))
+        answers = await fetch_answers(
+            fetcher,
+            checker.reservoir.items,
+            user_agent=self.config.user_agent,
+            concurrency=self.config.limits.max_concurrency,
+            allowed=allowed,
+        )
+        return checker.sampled(answers)
 
 
 def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:

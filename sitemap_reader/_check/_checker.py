@@ -31,6 +31,7 @@ from .._base._words import plural
 from .._core._walk._scope import NOT_HTTP, OTHER_HOST, OTHER_PORT, OTHER_SCHEME, OUTSIDE_FOLDER
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
+from ._sample import PageAnswer, Reservoir, SampleSummary, sample_findings
 
 # The reader's problem kinds -> the check's codes (names of ._codes.CODES).
 KIND_CODES: dict[ProblemKind, str] = {
@@ -135,13 +136,21 @@ _READ = frozenset({Status.OK, Status.PARTIAL})
 @dataclass(frozen=True, slots=True)
 class CheckOptions:
     """What ``check`` judges by: a response slower than ``slow`` seconds is reported; the
-    memory bounds of the checks across sitemaps (see docs/check.md); ``now`` for tests."""
+    memory bounds of the checks across sitemaps (see docs/check.md); ``now`` for tests.
+    ``sample``: how many listed pages to draw and fetch (0: none is fetched), drawn with
+    ``seed`` (None: a new draw each run)."""
 
     slow: float = 5.0
     max_doc_urls: int = 100_000
     max_tracked_urls: int = 250_000
     max_hreflang_pages: int = 50_000
     now: datetime | None = None
+    sample: int = 0
+    seed: int | None = 0
+
+    def __post_init__(self) -> None:
+        if self.sample < 0:
+            raise ValueError(f"sample={self.sample}: give 0 (no page fetched) or more")
 
     def lint(self) -> LintOptions:
         return LintOptions(
@@ -184,6 +193,9 @@ class Checker:
         self.lastmods: Counter[str] = Counter()  # "YYYY-MM" -> entries
         self.counts: Counter[tuple[Severity, str]] = Counter()  # (severity, code) -> findings
         self.entries = 0
+        # The listed pages drawn for --sample as entries stream by, and what they answered.
+        self.reservoir = Reservoir(options.sample, options.seed) if options.sample else None
+        self.sample: SampleSummary | None = None
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -207,6 +219,13 @@ class Checker:
         out += self._site.findings()
         return self._count(out)
 
+    def sampled(self, answers: list[PageAnswer]) -> list[Finding]:
+        """The findings of the drawn pages' answers (``SitemapReader.check_sample`` fetches
+        them), each with the share of all listed URLs it stands for."""
+        listed = self.entries if self.reservoir is None else self.reservoir.seen
+        found, self.sample = sample_findings(answers, listed)
+        return self._count(found)
+
     def _count(self, findings: list[Finding]) -> list[Finding]:
         for item in findings:
             self.counts[item.severity, item.code] += 1
@@ -224,6 +243,8 @@ class Checker:
             lint = self._open[entry.sitemap] = DocumentLint(entry.sitemap, self._lint, self._now)
         lint.add(entry)
         self._site.add(entry)
+        if self.reservoir is not None:
+            self.reservoir.offer(entry.loc)
         if entry.lastmod is not None:
             self.lastmods[entry.lastmod.strftime("%Y-%m")] += 1
 

@@ -2,8 +2,8 @@
 
 A code is stable: once published it keeps its meaning and is never reused for another one
 (a check that goes away leaves its number unused). The letter says the area: R robots.txt,
-H HTTP, P the protocol, V values, X extensions, C the check itself. The table of codes in
-docs/check.md is checked against :data:`CODES` by a test.
+H HTTP, P the protocol, V values, X extensions, S the sampled pages (``--sample``), C the
+check itself. The table of codes in docs/check.md is checked against :data:`CODES` by a test.
 """
 
 from __future__ import annotations
@@ -225,6 +225,19 @@ _TABLE = (
     ("X523", "video-text-too-long", W,
      "a video title over 100 or description over 2,048 characters",
      "shorten the video's title to 100 characters and its description to 2,048"),
+    # -- the sampled pages (check --sample N)
+    ("S701", "page-redirects", W, "sampled listed pages redirect",
+     "list each page's final URL, the one that answers 200"),
+    ("S702", "page-client-error", E, "sampled listed pages answer 4xx",
+     "remove the pages that are gone from the sitemap, or make them answer 200"),
+    ("S703", "page-server-error", E, "sampled listed pages answer 5xx",
+     "make the pages answer 200: a crawler retries them, then drops them"),
+    ("S704", "page-unreachable", W, "sampled listed pages cannot be fetched (network, timeout)",
+     "check the server: it must answer the listed pages within the timeouts"),
+    ("S705", "page-noindex", E, "sampled listed pages are marked noindex",
+     "list only pages to be indexed, or drop the noindex from them"),
+    ("S706", "page-canonical-elsewhere", W, "sampled listed pages name another URL as canonical",
+     "list the canonical URL, not the page that points to it"),
     # -- the check itself
     ("C601", "incomplete", N, "a budget of the run was reached: not everything was checked",
      "raise the limit (--max-sitemaps, --deadline, ...) to check the rest"),
@@ -690,6 +703,50 @@ _DETAILS: dict[str, tuple[str, str]] = {
             "most 2,048 characters; longer ones are cut or the video is refused."
         ),
         "<video:description> of 3,000 characters",
+    ),
+    # -- the sampled pages
+    "S701": (
+        (
+            "A listed page redirects: a crawler spends a request on the listed URL, then "
+            "another on its target. Search Console reports such pages; the target is what "
+            "should be listed."
+        ),
+        "https://example.com/old-page answers 301 to https://example.com/new-page",
+    ),
+    "S702": (
+        (
+            "A listed page answers 404, 410 or another 4xx: the sitemap names a page that is "
+            "not there. Crawlers drop it, and trust the sitemap less."
+        ),
+        "https://example.com/removed answers 404",
+    ),
+    "S703": (
+        (
+            "A listed page answers 500 or another 5xx: crawlers retry it later and drop it if "
+            "it keeps failing."
+        ),
+        "https://example.com/search?q=x answers 503",
+    ),
+    "S704": (
+        (
+            "A listed page could not be fetched at all: the connection failed or timed out, "
+            "after the reader's retries."
+        ),
+        "https://example.com/slow-page answers nothing within the read timeout",
+    ),
+    "S705": (
+        (
+            "A listed page says it must not be indexed, by an X-Robots-Tag header or a "
+            '<meta name="robots"> tag: the sitemap asks for a page the page itself refuses.'
+        ),
+        '<meta name="robots" content="noindex,follow"> in the page\'s head',
+    ),
+    "S706": (
+        (
+            "A listed page names another URL as its canonical, by a Link header or a "
+            '<link rel="canonical">: search engines index that URL, not the listed one.'
+        ),
+        '<link rel="canonical" href="https://example.com/page"> in https://example.com/page?ref=1',
     ),
     # -- the check itself
     "C601": (

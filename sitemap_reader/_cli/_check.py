@@ -73,6 +73,24 @@ def register(commands: _options.Commands) -> None:
         help="report responses slower than this (5)",
     )
     check.add_argument(
+        "--sample",
+        type=_values.natural,
+        default=0,
+        metavar="N",
+        help="also fetch a uniform random sample of at most N listed pages (politely, as the "
+        "walk fetches) and report those that redirect, answer 4xx or 5xx, are marked noindex "
+        "or name another URL as canonical, with the share of all listed URLs each stands for "
+        "(default: 0, no page is fetched)",
+    )
+    check.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="SEED",
+        help="the seed of --sample's draw: the same seed and sitemaps draw the same pages "
+        "(default: 0)",
+    )
+    check.add_argument(
         "--state",
         nargs="?",
         const=True,
@@ -102,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
         )
     report_path = _report_path(args.report)
     console = Console(args.quiet, args.no_progress)  # the progress line; findings say the rest
-    options = sr.CheckOptions() if args.slow is None else sr.CheckOptions(slow=args.slow)
+    options = sr.CheckOptions(sample=args.sample, seed=args.seed)
+    if args.slow is not None:
+        options = dataclasses.replace(options, slow=args.slow)
     checker = sr.Checker(options)
     findings: list[sr.Finding] = []
     json_out = args.format == "json"
@@ -118,8 +138,11 @@ def run(args: argparse.Namespace) -> int:
     def handle(batch: list[sr.Event], tally: Tally) -> None:
         emit(checker.feed(batch))
 
-    run_walk(args, config, console, handle)
-    emit(checker.close())
+    async def sample(reader: sr.SitemapReader) -> None:
+        emit(checker.close())  # before the pages: the sitemaps' findings are complete
+        emit(await reader.check_sample(checker))
+
+    run_walk(args, config, console, handle, after=sample)
     if json_out:
         write_json_line({"summary": summary_of(findings)}, sys.stdout)
     else:

@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import dataclasses
 import sys
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import cast
 
 import sitemap_reader as sr
@@ -25,10 +25,12 @@ def run_walk(
     console: Console,
     handle: Callable[[sr.Batch, Tally], None],
     lines: sr.LinePlan | None = None,
+    after: Callable[[sr.SitemapReader], Awaitable[None]] | None = None,
 ) -> Tally:
     """Walk ``args.sources`` (with ``args.state``, if given) under ``config``, calling
     ``handle(batch, tally)`` for each batch of events as it comes; with ``lines``, the
-    entries come as ``Lines`` it wrote (``SitemapReader.line_batches``: ``dump``)."""
+    entries come as ``Lines`` it wrote (``SitemapReader.line_batches``: ``dump``); then
+    ``after(reader)`` on the same reader (``check --sample`` fetches its pages there)."""
     state = open_state(args)
 
     async def walk() -> Tally:
@@ -51,6 +53,8 @@ def run_walk(
                             if reader.progress.done != done:
                                 done = reader.progress.done
                                 document_done()
+                    if after is not None:
+                        await after(reader)
                 finally:
                     console.stop()
                 tally.progress = reader.progress

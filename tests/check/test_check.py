@@ -3,6 +3,7 @@ producing none, and the registry kept in step with the problem kinds and the doc
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import gzip
 import re
@@ -20,6 +21,7 @@ from sitemap_reader._check._hreflang import is_hreflang
 from tests.support.check import NOW, images, loc, urls, video
 from tests.support.http_site import (
     FAST,
+    Handler,
     Served,
     closed_port,
     html,
@@ -561,6 +563,55 @@ def _(s: Served) -> Setup:
     long_title = video(s.a("/v.mp4"), title="t" * 101)
     s.add("/sitemap.xml", xml(urls(loc(s, "/watch", long_title))))
     return Setup((s.a("/sitemap.xml"),))
+# -- the sampled pages (check --sample; tests/check/test_sample.py has the rest) ------------------
+
+
+def sampled(s: Served, handler: Handler) -> Setup:
+    """A sitemap listing one page, served by ``handler``, and a sample that draws it."""
+    s.add("/page", handler)
+    s.add("/sitemap.xml", xml(urls(loc(s, "/page"))))
+    return Setup((s.a("/sitemap.xml"),), options=sr.CheckOptions(now=NOW, sample=1))
+
+
+@case("S701")
+def _(s: Served) -> Setup:
+    return sampled(s, redirect("/elsewhere"))
+
+
+@case("S702")
+def _(s: Served) -> Setup:
+    return sampled(s, status(410))
+
+
+@case("S703")
+def _(s: Served) -> Setup:
+    return sampled(s, status(502))
+
+
+@case("S704")
+def _(s: Served) -> Setup:
+    async def cut(request: web.Request) -> web.StreamResponse:
+        """An HTML page whose connection is reset inside its head, at every attempt."""
+        response = web.StreamResponse(headers={"Content-Type": "text/html"})
+        response.content_length = 1000
+        await response.prepare(request)
+        await response.write(b"<html><head><title>cut")
+        await asyncio.sleep(0.05)
+        assert request.transport is not None
+        request.transport.abort()
+        return response
+
+    return sampled(s, cut)
+
+
+@case("S705")
+def _(s: Served) -> Setup:
+    return sampled(s, html('<html><head><meta name="robots" content="noindex"></head></html>'))
+
+
+@case("S706")
+def _(s: Served) -> Setup:
+    return sampled(s, html(f'<html><head><link rel="canonical" href="{s.a("/")}"></head>'))
 
 
 # -- the check itself ----------------------------------------------------------------------------
@@ -765,7 +816,7 @@ def test_codes_are_well_formed() -> None:
     names = [c.name for c in sr.CODES.values()]
     assert len(names) == len(set(names))
     for code, entry in sr.CODES.items():
-        assert re.fullmatch(r"[RHPVXC]\d{3}", code) and entry.code == code
+        assert re.fullmatch(r"[RHPVXSC]\d{3}", code) and entry.code == code
         assert entry.summary and entry.fix and entry.meaning and entry.example
 
 

@@ -14,7 +14,7 @@ import pytest
 import sitemap_reader as sr
 from tests.support.check import urls
 from tests.support.helpers import CORPUS, needs_corpus
-from tests.support.http_site import ThreadedServer, redirect, text, xml
+from tests.support.http_site import ThreadedServer, html, redirect, status, text, xml
 
 
 def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -159,3 +159,33 @@ def test_text_names_a_line_once() -> None:
     (line,) = [line for line in done.stdout.splitlines() if "R101 robots-relative-sitemap:" in line]
     assert "robots-relative-sitemap: line 1: the relative Sitemap value" in line, line
     assert line.count("line 1") == 1, line
+
+
+def test_sample_fetches_listed_pages_and_fail_on_applies() -> None:
+    """--sample 10 over four listed pages asks each once: the 404 is an error (exit 1 by the
+    default --fail-on), the redirect a warning; --fail-on never exits 0; without --sample
+    no page is asked."""
+    with ThreadedServer() as s:
+        s.add("/ok", html("<html><head><title>ok</title></head><body></body></html>"))
+        s.add("/gone", status(404))
+        s.add("/moved", redirect("/ok"))
+        s.add("/noindexed", html('<html><head><meta name="robots" content="noindex"></head>'))
+        listed = [f"<loc>{s.a(p)}</loc>" for p in ("/ok", "/gone", "/moved", "/noindexed")]
+        s.add("/sitemap.xml", xml(urls(*listed)))
+        plain = run(s.a("/sitemap.xml"), "--allow-private")
+        asked_without = sum(s.count(p) for p in ("/ok", "/gone", "/moved", "/noindexed"))
+        done = run(s.a("/sitemap.xml"), "--allow-private", "--sample", "10", "--format", "json")
+        never = run(s.a("/sitemap.xml"), "--allow-private", "--sample", "10", "--fail-on", "never")
+    assert (plain.returncode, asked_without) == (0, 0), plain.stdout
+    assert done.returncode == 1, done.stderr
+    found = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {f["code"]: f["count"] for f in found if "code" in f} == {
+        "S701": 1,
+        "S702": 1,
+        "S705": 1,
+    }
+    (gone,) = [f for f in found if f.get("code") == "S702"]
+    assert gone["url"] == s.a("/gone") and gone["message"].startswith(
+        "25.0% of the listed URLs answer 4xx: 1 of 4 sampled pages (of 4 listed URLs)"
+    )
+    assert never.returncode == 0 and "S701 page-redirects:" in never.stdout

@@ -298,6 +298,12 @@ options:
   --fail-on {error,warning,never}
                         exit 1 when a finding of this severity or worse is found (default: error)
   --slow DURATION       report responses slower than this (5)
+  --sample N            also fetch a uniform random sample of at most N listed pages (politely, as
+                        the walk fetches) and report those that redirect, answer 4xx or 5xx, are
+                        marked noindex or name another URL as canonical, with the share of all
+                        listed URLs each stands for (default: 0, no page is fetched)
+  --seed SEED           the seed of --sample's draw: the same seed and sitemaps draw the same
+                        pages (default: 0)
   --state [FILE]        use the state file FILE (as dump --state does) for its lastmod trust
                         verdicts (V406); everything is read again
   --scope {strict,host,off}

@@ -179,6 +179,7 @@ class Fetcher:
                 last_modified=response.headers.get("Last-Modified"),
                 content_type=response.headers.get("Content-Type"),
                 content_length=content_length(response.headers),
+                headers=response.headers,
             )
             result.etag, result.last_modified = info.etag, info.last_modified
             if response.status == 304 or not body.start(info, result.attempts):

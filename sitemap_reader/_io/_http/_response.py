@@ -5,7 +5,8 @@ receives it, and how the fetch ended (:class:`FetchResult`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..._base._errors import FetchError, LimitExceeded
@@ -24,6 +25,8 @@ class Response:
     last_modified: str | None
     content_type: str | None
     content_length: int | None = None  # as sent (compressed, for a .gz file)
+    # All of them, looked up case-insensitively (check --sample reads X-Robots-Tag, Link).
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 class Body(Protocol):
