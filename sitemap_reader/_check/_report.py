@@ -3,7 +3,7 @@
 No script, no stylesheet or font to fetch, no image but inline SVG (:mod:`._charts`): the
 page opens offline and makes no request. It shows the counts by severity, the charts
 (lastmods by month, URLs per sitemap, findings per sitemap unless every document has as
-many), the findings by code, the sitemap tree with each document's status, and every finding
+many), the findings by code, what the sampled pages answered (``--sample``), the sitemap tree with each document's status, and every finding
 under its document. Long runs are bounded: at most ``MAX_ROWS`` documents in the tree and
 findings in the list (the counts stay whole).
 
@@ -23,6 +23,7 @@ from .._base._version import __version__
 from ._charts import hbars, histogram
 from ._checker import Checker, DocumentRow
 from ._codes import CODES, Finding, Severity
+from ._sample import percent
 from ._text import by_document
 
 MAX_ROWS = 2_000
@@ -42,6 +43,14 @@ _CODE_COLUMNS = [
     ("", "fix"),
 ]
 # One set of columns for every document's table, so that they line up down the page.
+_SAMPLE_COLUMNS = [
+    ("severity", "severity"),
+    ("code", "code"),
+    ("name", "name"),
+    ("n", "pages"),
+    ("occurrences", "share"),
+    ("", "of all listed URLs (95% interval)"),
+]
 _FINDING_COLUMNS = [("severity", "severity"), ("code", "code"), ("line", "line"), ("", "finding")]
 _CSP = (
     '<meta http-equiv="Content-Security-Policy" '
@@ -92,8 +101,8 @@ tr{display:flex;flex-wrap:wrap;align-items:baseline;padding:6px 0;border-bottom:
 td{flex:1 0 100%;border:0;padding:2px 10px}
 td.inline{flex:0 0 auto;padding-right:4px}
 td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}
-#codes tr::before{content:"";order:1;flex-basis:100%}
-#codes td[data-label]{order:2}
+#codes tr::before,#sample tr::before{content:"";order:1;flex-basis:100%}
+#codes td[data-label],#sample td[data-label]{order:2}
 }
 """
 
@@ -127,6 +136,7 @@ def render_report(
         "</div>",
         "<h2>Findings by code</h2>",
         _codes_table(findings),
+        _sample(checker),
         "<h2>Sitemap tree</h2>",
         _tree(checker.documents),
         "<h2>Findings by document</h2>",
@@ -256,6 +266,41 @@ def _codes_table(findings: Sequence[Finding]) -> str:
             f'<td data-label="fix">{escape(entry.fix)}</td></tr>'
         )
     return _table("codes", _CODE_COLUMNS, rows)
+
+
+def _sample(checker: Checker) -> str:
+    """The sampled pages (``--sample``): what was drawn and asked, then a row per finding
+    with its count and the share of all listed URLs it stands for. Nothing without one."""
+    sample = checker.sample
+    if sample is None:
+        return ""
+    seed = checker.options.seed
+    drawn = (
+        f"{sample.drawn:,} of {sample.listed:,} listed URLs drawn"
+        f"{'' if seed is None else f' (seed {seed})'}, {sample.asked:,} fetched"
+    )
+    if sample.disallowed:
+        drawn += f", {sample.disallowed:,} left out: robots.txt disallows them"
+    parts = ["<h2>Sampled pages</h2>", f'<p class="meta" id="sample-drawn">{escape(drawn)}.</p>']
+    if not sample.lines:
+        parts.append('<p class="ok">Every sampled page answered 200, indexable, as listed.</p>')
+        return "\n".join(parts)
+    rows = []
+    for line in sample.lines:
+        entry = CODES[line.code]
+        estimate = (
+            "exact: every listed URL was fetched"
+            if line.exact
+            else f"about {percent(line.share)} ({percent(line.low)} to {percent(line.high)})"
+        )
+        rows.append(
+            f"<tr>{_head(entry.severity, line.code)}<td class=inline>{escape(line.name)}</td>"
+            f'<td class=inline data-label="pages">{line.hits:,}</td>'
+            f'<td class=inline data-label="share">{percent(line.share)}</td>'
+            f'<td data-label="of all listed URLs">{escape(estimate)}</td></tr>'
+        )
+    parts.append(_table("sample", _SAMPLE_COLUMNS, rows))
+    return "\n".join(parts)
 
 
 def _head(severity: Severity, code: str) -> str:

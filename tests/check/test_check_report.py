@@ -20,7 +20,17 @@ import sitemap_reader as sr
 from sitemap_reader._check._report import render_report
 from tests.support.browser import CHROMIUM, chromium, open_page, png_colours
 from tests.support.check import NOW, loc, urls
-from tests.support.http_site import FAST, Served, serve, sitemapindex, status, text, xml
+from tests.support.http_site import (
+    FAST,
+    Served,
+    html,
+    redirect,
+    serve,
+    sitemapindex,
+    status,
+    text,
+    xml,
+)
 
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and os.environ.get("CI") != "true",
@@ -292,3 +302,72 @@ def test_png_reader_counts_colours() -> None:
     white = bytes([255, 255, 255]) * 4
     assert png_colours(png([white, bytes(12)], 4)) == {b"\xff\xff\xff"}  # Up: same as above
     assert len(png_colours(png([white, bytes([1, 0, 0]) * 4], 4))) == 2
+
+
+# The sampled pages' section, read back from the page as laid out.
+_SAMPLE = """
+JSON.stringify({
+  width: document.documentElement.scrollWidth,
+  drawn: document.querySelector("#sample-drawn").textContent,
+  rows: [...document.querySelectorAll("#sample tbody tr")].map(tr =>
+    [...tr.children].map(td => td.textContent)),
+  visible: [...document.querySelectorAll("#sample tbody td")].every(td =>
+    td.getBoundingClientRect().width > 0 && td.getBoundingClientRect().right <= innerWidth),
+})
+"""
+
+
+def sampled_site(s: Served) -> None:
+    """Eight listed pages: two redirect, one answers 404, one is noindex, four are fine."""
+    page = "<html><head><title>p</title>{}</head><body></body></html>"
+    s.add("/robots.txt", text(f"Sitemap: {s.a('/sitemap.xml')}\n"))
+    paths = [f"/p{i}" for i in range(8)]
+    s.add("/sitemap.xml", xml(urls(*(loc(s, p) for p in paths))))
+    for path in paths[4:]:
+        s.add(path, html(page.format("")))
+    s.add("/p0", redirect("/p4"))
+    s.add("/p1", redirect("/p5", 302))
+    s.add("/p2", status(404))
+    s.add("/p3", html(page.format('<meta name="robots" content="noindex">')))
+
+
+@needs_chromium
+@pytest.mark.parametrize(("sample", "width"), [(8, 400), (4, 1280)])
+async def test_report_shows_the_sampled_pages(
+    aiohttp_server: AiohttpServer, tmp_path: Path, sample: int, width: int
+) -> None:
+    """A section for --sample: what was drawn and fetched, a row per finding with its pages
+    and share (exact when every listed URL was fetched, else Wilson's interval), laid out
+    inside a phone's width and a desk's."""
+    s = await serve(aiohttp_server)
+    sampled_site(s)
+    checker = sr.Checker(sr.CheckOptions(now=NOW, sample=sample, seed=3))
+    async with sr.SitemapReader(FAST) as reader:
+        findings = [f async for f in reader.check(s.a("/"), checker=checker)]
+    page = tmp_path / "report.html"
+    page.write_text(
+        render_report(checker, findings, [s.a("/")], datetime.now(timezone.utc)), "utf-8"
+    )
+    async with chromium() as endpoint:
+        load = await open_page(endpoint, page.as_uri(), _SAMPLE, width=width)
+    assert load.console == [] and load.errors == []
+    data = json.loads(load.value)
+    assert data["width"] <= width and data["visible"]
+    assert data["drawn"] == f"{sample} of 8 listed URLs drawn (seed 3), {sample} fetched."
+    assert checker.sample is not None
+    expected = [
+        [
+            sr.CODES[line.code].severity.value,
+            line.code,
+            line.name,
+            str(line.hits),
+            f"{line.share * 100:.1f}%",
+            "exact: every listed URL was fetched"
+            if sample == 8
+            else f"about {line.share * 100:.1f}% ({line.low * 100:.1f}% to {line.high * 100:.1f}%)",
+        ]
+        for line in checker.sample.lines
+    ]
+    assert data["rows"] == expected
+    if sample == 8:  # every page: the counts are the site's
+        assert [(r[1], r[3]) for r in data["rows"]] == [("S701", "2"), ("S702", "1"), ("S705", "1")]
