@@ -1,8 +1,10 @@
 """``check --sample N``: the drawn pages fetched through the walk's own fetcher (its pace,
-per-host bound, user agent, guard and retries), each as far as its verdict needs: a redirect
-is not followed, an error status has no body to read, and a page's body is read only while
-its head lasts (``<body>``, ``</head>``, at most 64 KiB). What they say is judged by
-``_check._page``; the statistics are ``_check._sample``'s."""
+per-host bound, user agent, guard and retries), each as far as its verdict needs: a HEAD
+first; a redirect is not followed; then, where the page's head is needed (an HTML page whose
+headers did not already say both noindex and canonical) or the HEAD failed (servers that
+answer HEAD worse than GET), a GET whose body is read only while the head lasts (``<body>``,
+``</head>``, at most 64 KiB). A transport without HEAD is asked the GET alone. What the pages
+say is judged by ``_check._page``; the statistics are ``_check._sample``'s."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from .._check._page import HEAD_BYTES, HeadReader, canonical_in_link, elsewhere,
 from .._check._sample import PageAnswer
 from .._core._formats._robots import product_token
 from .._io._http._network import LazyFetcher
-from .._io._http._response import Response
+from .._io._http._response import FetchResult, Response
 
 # Bodies worth reading for a head; anything else (a PDF, an image) is judged by its headers.
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -28,14 +30,21 @@ class _PageBody:
     """Receives one page: notes a redirect's target without following it, reads the
     headers that speak of indexing, and the head of an HTML body."""
 
-    def __init__(self, robot: str) -> None:
+    def __init__(self, robot: str, *, head: bool = False) -> None:
         self._robot = robot
+        self._head_only = head  # a HEAD's response: headers, no body
+        self.html = False  # an HTML page that answered 200: its head may say more
         self.redirect_to: str | None = None
         self.noindex: str | None = None
         self.canonical: str | None = None
         self.final = ""
         self._head: HeadReader | None = None
         self._read = 0
+
+    @property
+    def needs_head(self) -> bool:
+        """An HTML page whose headers left noindex or its canonical unsaid."""
+        return self.html and (self.noindex is None or self.canonical is None)
 
     def start(self, response: Response, attempt: int) -> bool:
         self.final = response.final_url
@@ -48,7 +57,8 @@ class _PageBody:
         if link is not None:
             self.canonical = canonical_in_link(link)
         kind = (response.content_type or "text/html").split(";")[0].strip().lower()
-        if response.status != 200 or kind not in _HTML_TYPES:
+        self.html = response.status == 200 and kind in _HTML_TYPES
+        if self._head_only or not self.html:
             return False
         self._head = HeadReader(self._robot)
         self._read = 0
@@ -81,11 +91,29 @@ class _PageBody:
 async def fetch_page(fetcher: LazyFetcher, url: str, robot: str) -> PageAnswer | None:
     """One drawn page's answer; None when the run's budget or deadline stopped it (it then
     stands for nothing)."""
+    if fetcher.can_head:
+        body = _PageBody(robot, head=True)
+        result = await fetcher.get(url, body, head=True)
+        error = result.error
+        if isinstance(error, LimitExceeded):
+            return None
+        if body.redirect_to is not None or (
+            error is not None and not isinstance(error, HTTPStatusError)
+        ):
+            return _answer(url, body, result)  # a redirect, or the network's fault
+        if error is None and not body.needs_head:
+            return _answer(url, body, result)
+        # An error status is asked again by GET (some servers answer HEAD worse than GET,
+        # 405 or 404), and an HTML page's head may say what its headers did not.
     body = _PageBody(robot)
     result = await fetcher.get(url, body)
-    error = result.error
-    if isinstance(error, LimitExceeded):
+    if isinstance(result.error, LimitExceeded):
         return None
+    return _answer(url, body, result)
+
+
+def _answer(url: str, body: _PageBody, result: FetchResult) -> PageAnswer:
+    error = result.error
     if body.redirect_to is not None:
         status = result.redirects[0][0] if result.redirects else None
         return PageAnswer(url, status=status, redirect=body.redirect_to)

@@ -353,6 +353,7 @@ class Hit:
     path: str  # path and query, as sent
     at: float  # time.monotonic() when it arrived
     headers: CIMultiDict[str] = field(default_factory=CIMultiDict)  # as received
+    method: str = "GET"
 
 
 @dataclass
@@ -372,9 +373,15 @@ class Site:
         for path, handler in pairs:
             self.add(path, handler, host=host)
 
-    def count(self, path: str, *, host: str | None = None) -> int:
-        """Requests for ``path`` (on ``host``, or on any host)."""
-        return sum(1 for h in self.hits if h.path == path and (host is None or h.host == host))
+    def count(self, path: str, *, host: str | None = None, method: str | None = None) -> int:
+        """Requests for ``path`` (on ``host``, or on any host; of ``method``, or any)."""
+        return sum(
+            1
+            for h in self.hits
+            if h.path == path
+            and (host is None or h.host == host)
+            and (method is None or h.method == method)
+        )
 
     def paths(self, *, host: str | None = None) -> list[str]:
         """Every requested path, in order (on ``host``, or on any host)."""
@@ -396,7 +403,8 @@ class Site:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         host = (request.host or "").rsplit(":", 1)[0]
         path = request.path_qs
-        self.hits.append(Hit(host, path, time.monotonic(), request.headers.copy()))
+        hit = Hit(host, path, time.monotonic(), request.headers.copy(), request.method)
+        self.hits.append(hit)
         handler = self.routes.get((host, path)) or self.routes.get((None, path))
         response: web.StreamResponse
         if handler is None:
@@ -410,6 +418,8 @@ class Site:
         app = web.Application()
         app[_SITE_KEY] = self
         app.router.add_route("GET", "/{tail:.*}", self._dispatch)
+        # HEAD as aiohttp answers it: the GET handler's response without its body.
+        app.router.add_route("HEAD", "/{tail:.*}", self._dispatch)
 
         async def on_shutdown(app: web.Application) -> None:
             self.closing.set()
@@ -439,8 +449,8 @@ class Served:
     def add(self, path: str, handler: Handler, *, host: str | None = None) -> None:
         self.site.add(path, handler, host=host)
 
-    def count(self, path: str, *, host: str | None = None) -> int:
-        return self.site.count(path, host=host)
+    def count(self, path: str, *, host: str | None = None, method: str | None = None) -> int:
+        return self.site.count(path, host=host, method=method)
 
 
 async def serve(aiohttp_server: AiohttpServer, site: Site | None = None) -> Served:

@@ -20,7 +20,7 @@ from ._keepalive import retire_if_overrun
 
 
 class AiohttpTransport:
-    """GETs on ``session``, which the caller keeps owning; ``connect`` bounds a TCP connect
+    """GETs (and HEADs) on ``session``, which the caller keeps owning; ``connect`` bounds a TCP connect
     (seconds), the only timer left to aiohttp (the reader times the waits itself)."""
 
     def __init__(self, session: aiohttp.ClientSession, *, connect: float | None = None) -> None:
@@ -35,8 +35,19 @@ class AiohttpTransport:
     async def get(
         self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
     ) -> AiohttpResponse:
+        return await self._send("GET", url, headers, proxy)
+
+    async def head(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> AiohttpResponse:
+        return await self._send("HEAD", url, headers, proxy)
+
+    async def _send(
+        self, method: str, url: str, headers: Mapping[str, str], proxy: str | None
+    ) -> AiohttpResponse:
         try:
-            response = await self._session.get(
+            response = await self._session.request(
+                method,
                 url,
                 allow_redirects=False,  # the reader follows them, vetting each hop
                 timeout=self._timeout,

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable
 from email.utils import parsedate_to_datetime
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from multidict import CIMultiDict
 from tenacity import (
@@ -54,7 +54,7 @@ from ._guard import Guard
 from ._pace import Pacer, host_of
 from ._pace_store import PaceStore
 from ._response import Body, FetchResult, Response
-from ._transport import Transport, TransportResponse, content_length
+from ._transport import HeadTransport, Transport, TransportResponse, content_length
 
 logger = package_logger(__name__)
 
@@ -105,10 +105,22 @@ class Fetcher:
         ``Pace.max_delay``) for the rest of the run."""
         self._pacer.slow(host_of(url), seconds)
 
+    @property
+    def can_head(self) -> bool:
+        """Whether the transport sends HEAD requests (``get(head=True)``)."""
+        return callable(getattr(self._transport, "head", None))
+
     async def get(
-        self, url: str, body: Body, *, headers: dict[str, str] | None = None
+        self,
+        url: str,
+        body: Body,
+        *,
+        headers: dict[str, str] | None = None,
+        head: bool = False,
     ) -> FetchResult:
-        """GET ``url`` into ``body`` with retries; never raises for network or HTTP faults."""
+        """GET ``url`` into ``body`` with retries; never raises for network or HTTP faults.
+        ``head``: a HEAD request instead (the transport must offer one: ``can_head``); its
+        response has no body, and ``body.start`` should say not to read one."""
         result = FetchResult(url)
         policy = self._config.retry
         retrying = AsyncRetrying(
@@ -124,7 +136,7 @@ class Fetcher:
                     with attempt:
                         result.attempts = attempt.retry_state.attempt_number
                         async with passage(self._gate, url, self._deadline):
-                            await self._once(url, body, result, headers)
+                            await self._once(url, body, result, headers, head)
         except (FetchError, LimitExceeded) as exc:
             result.error = exc
         return result
@@ -143,12 +155,17 @@ class Fetcher:
         return slot
 
     async def _once(
-        self, url: str, body: Body, result: FetchResult, headers: dict[str, str] | None
+        self,
+        url: str,
+        body: Body,
+        result: FetchResult,
+        headers: dict[str, str] | None,
+        head: bool = False,
     ) -> None:
         clock = _NetworkClock(self._config.timeouts, self._deadline)
         hops: list[tuple[int, str]] = []
         try:
-            response, final = await self._open(url, clock, headers, body, hops)
+            response, final = await self._open(url, clock, headers, body, hops, head)
         except asyncio.TimeoutError as exc:
             raise self._transport_error(url, exc) from exc
         finally:
@@ -249,8 +266,11 @@ class Fetcher:
         headers: dict[str, str] | None,
         body: Body,
         hops: list[tuple[int, str]],
+        head: bool = False,
     ) -> tuple[TransportResponse | None, URL]:
         """Follow redirects one hop at a time: each must stay http(s), within the limit."""
+        send = cast("HeadTransport", self._transport).head if head else self._transport.get
+        method = "HEAD" if head else "GET"
         current = URL(url)
         seen = {current}
         guard = self._guard
@@ -266,12 +286,10 @@ class Fetcher:
             await self._pacer.start(str(current))  # a hop or a retry is a request too
             if logger.isEnabledFor(logging.DEBUG):
                 via = "" if proxy is None else f" via {mask_url(str(proxy))}"
-                logger.debug("GET %s%s (%s)", current, via, mask_headers(hop.items()))
+                logger.debug("%s %s%s (%s)", method, current, via, mask_headers(hop.items()))
             try:
                 response = await clock.wait(
-                    self._transport.get(
-                        str(current), hop, proxy=None if proxy is None else str(proxy)
-                    ),
+                    send(str(current), hop, proxy=None if proxy is None else str(proxy)),
                     connect=True,
                 )
             except TransportError as exc:

@@ -32,13 +32,26 @@ class LazyFetcher:
         if self._fetcher is not None:
             self._fetcher.slow(url, seconds)
 
+    @property
+    def can_head(self) -> bool:
+        """``Fetcher.can_head`` (the fetcher is made if it was not yet)."""
+        return self._made().can_head
+
     async def get(
-        self, url: str, body: Body, *, headers: dict[str, str] | None = None
+        self,
+        url: str,
+        body: Body,
+        *,
+        headers: dict[str, str] | None = None,
+        head: bool = False,
     ) -> FetchResult:
-        """GET ``url`` into ``body`` (``Fetcher.get``)."""
+        """GET (or HEAD) ``url`` into ``body`` (``Fetcher.get``)."""
+        return await self._made().get(url, body, headers=headers, head=head)
+
+    def _made(self) -> Fetcher:
         if self._fetcher is None:  # no await before it is set: one Fetcher per walk
             self._fetcher = self._open()
-        return await self._fetcher.get(url, body, headers=headers)
+        return self._fetcher
 
 
 def could_not_connect(error: Exception) -> bool:

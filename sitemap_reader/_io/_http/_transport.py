@@ -64,6 +64,16 @@ class Transport(Protocol):
     ) -> TransportResponse: ...
 
 
+class HeadTransport(Transport, Protocol):
+    """A transport that can also send HEAD requests (``check --sample`` asks a page's head
+    before its body). ``head`` is ``get`` with the HEAD method: the same contract, and a
+    response without a body. A transport without it is asked GET alone."""
+
+    async def head(
+        self, url: str, headers: Mapping[str, str], *, proxy: str | None = None
+    ) -> TransportResponse: ...
+
+
 def content_length(headers: Mapping[str, str]) -> int | None:
     """The Content-Length the headers declare, None when absent or not a number."""
     value = headers.get("Content-Length")
