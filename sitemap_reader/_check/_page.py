@@ -11,6 +11,8 @@ from yarl import URL
 
 HEAD_BYTES = 65_536  # at most this much of a page is read for its head
 _NOINDEX = frozenset({"noindex", "none"})  # "none" is noindex, nofollow (Google, Bing)
+# Directives that take a value after a colon, which must not be read as a crawler's name.
+_VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
 # One link-value of a Link header (RFC 8288): <target>; params, values comma-separated.
 _LINK = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*)*)")
 _REL = re.compile(r"""\brel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
@@ -18,15 +20,16 @@ _REL = re.compile(r"""\brel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)
 
 def noindex_in(directives: str, robot: str = "") -> bool:
     """An X-Robots-Tag value (or a robots meta's content) says noindex for every crawler,
-    or for ``robot`` (a product token, lowercase) when it is given as ``robot: noindex``."""
+    or for ``robot`` (a product token, lowercase). As Google reads the header, a crawler's
+    name (``googlebot: noindex, nofollow``) makes the directives after it that crawler's
+    alone, up to the next name; directives with a value (``max-snippet: 20``) are no names."""
+    scope = ""  # "": every crawler's
     for part in directives.split(","):
         word = part.strip().lower()
-        if ":" in word:  # "googlebot: noindex": that crawler's alone
-            named, _, word = word.partition(":")
-            if named.strip() != robot:
-                continue
-            word = word.strip()
-        if word in _NOINDEX:
+        named, colon, rest = word.partition(":")
+        if colon and named.strip() not in _VALUED:
+            scope, word = named.strip(), rest.strip()
+        if word in _NOINDEX and scope in ("", robot):
             return True
     return False
 

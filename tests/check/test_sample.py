@@ -108,6 +108,9 @@ def test_reservoir_of_a_negative_size_is_refused() -> None:
         ("googlebot: noindex", "", False),  # another crawler's
         ("sitemap-reader: noindex", "sitemap-reader", True),
         ("unavailable_after: 25 Jun 2010 15:00:00 PST", "", False),
+        ("googlebot: nofollow, noindex", "", False),  # both googlebot's
+        ("googlebot: nofollow, otherbot: noindex", "otherbot", True),
+        ("max-snippet: 20, noindex", "", True),  # a valued directive names no crawler
     ],
 )
 def test_noindex_directives(value: str, robot: str, said: bool) -> None:
