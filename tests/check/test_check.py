@@ -563,6 +563,8 @@ def _(s: Served) -> Setup:
     long_title = video(s.a("/v.mp4"), title="t" * 101)
     s.add("/sitemap.xml", xml(urls(loc(s, "/watch", long_title))))
     return Setup((s.a("/sitemap.xml"),))
+
+
 # -- the sampled pages (check --sample; tests/check/test_sample.py has the rest) ------------------
 
 
