@@ -44,6 +44,7 @@ import contextvars
 import hashlib
 import os
 import re
+import sys
 import threading
 import time
 import uuid
@@ -74,6 +75,7 @@ try:
     import dask.dataframe as dd
     from dask.base import compute, get_scheduler
     from dask.delayed import delayed
+    from distributed import Client, WorkerPlugin
 except ImportError as exc:  # pragma: no cover - the extra is installed where tests run
     raise ImportError(
         f"sitemap_reader.dask needs dask, distributed, pandas and pyarrow: {_EXTRA}"
@@ -82,6 +84,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed where te
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from distributed import Worker
 
 __all__ = ["problem_schema", "read_sites"]
 
@@ -217,14 +220,16 @@ def _shared_book(config: ReaderConfig | None) -> _Book | None:
     pace = (config or ReaderConfig()).pace
     if pace.delay == 0 and pace.max_delay == 0:
         return None
-    client = getattr(get_scheduler(), "__self__", None)  # Client.get, if it is the scheduler
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - the extra installs it
-        return PaceBook()
-    if not isinstance(client, Client):
+    client = _cluster_client()
+    if client is None:
         return PaceBook()
     return client.submit(PaceBook, time.time, actor=True, pure=False).result()
+
+
+def _cluster_client() -> Client | None:
+    """The ``distributed.Client`` whose cluster runs the tasks, if it is dask's scheduler."""
+    client = getattr(get_scheduler(), "__self__", None)  # Client.get, if it is the scheduler
+    return client if isinstance(client, Client) else None
 
 
 def _on_pool(which: int, call: Callable[[], _T]) -> Future[_T]:
@@ -268,6 +273,43 @@ class _Shared:
 
     def reader(self, config: ReaderConfig | None, state: str | None = None) -> SitemapReader:
         return SitemapReader(config, state=state, gate=self.gate, pace=self.pace)
+
+
+# -- dask's worker profiler, off where it can deadlock a worker -------------------------------
+#
+# On CPython 3.11, sys._current_frames() can deadlock the process (python/cpython#106883): it
+# holds the runtime's lock while it makes frame objects, an allocation can start the GC, and
+# the GC can hand the GIL to a thread that waits for that lock. A distributed worker calls it
+# every 10 ms while a task runs (Worker.trigger_profile, ``distributed.worker.profile``);
+# distributed keeps its event loops' own profile thread off on 3.11 (dask/distributed#8916),
+# not this one. read_sites' tasks run many threads, and runs hung in 3 of about 10 (issue
+# 33). 3.12 and later run the GC at the eval breaker, not inside an allocation, and no hang
+# is reported there.
+# Stopped by a plugin rather than refused: the user's pipeline runs under dask's defaults,
+# and a plugin reaches the workers that join or restart later too.
+
+
+def _profiler_deadlocks() -> bool:
+    """Whether this process's Python is one where the profiler can deadlock (asked on the
+    worker, whose Python may not be the client's)."""
+    return sys.version_info[:2] == (3, 11)
+
+
+class _NoProfiler(WorkerPlugin):
+    """Stops a worker's statistical profiler where it can deadlock the worker. Its setup
+    runs on the worker's event loop, where the profiler's callbacks run: none is under way."""
+
+    idempotent = True  # registered once per cluster, whatever the number of reads
+    name = "sitemap-reader-no-profiler"
+
+    def setup(self, worker: Worker) -> None:
+        if not _profiler_deadlocks():
+            return
+        for name in ("profile", "profile-cycle"):
+            # Out of the dict too: a worker that is still starting would start it later.
+            callback = worker.periodic_callbacks.pop(name, None)
+            if callback is not None:
+                callback.stop()
 
 
 # -- stage 1: discovery -------------------------------------------------------------------------
@@ -445,6 +487,7 @@ def read_sites(
     batch_small: int = 8,
     leaves_per_task: int = 1,
     per_host: int | None = 2,
+    keep_profiler: bool = False,
 ) -> tuple[dd.DataFrame, dd.DataFrame]:
     """Read many sites' sitemaps into two Dask DataFrames: ``(entries, problems)``.
 
@@ -499,6 +542,10 @@ def read_sites(
             ``config.limits.per_host`` alone (up to worker threads x that many at once).
             Without a ``distributed`` cluster (dask's local schedulers), the bound is one
             process's.
+        keep_profiler: leave dask's worker profiler running on Python 3.11 workers. By
+            default read_sites stops it there (on the cluster's workers, and on those that
+            join later) for the life of the workers: on 3.11 it can deadlock a worker
+            (python/cpython#106883, dask/distributed#8616). Other Pythons keep it.
 
     Raises:
         ValueError: a site that is not an http(s) URL, a bad count, or
@@ -521,6 +568,9 @@ def read_sites(
     listed = _site_list(sites)
     directory = None if state_dir is None else os.path.abspath(os.fspath(state_dir))
     token = uuid.uuid4().hex  # a read of now: never the cached result of an earlier one
+    client = _cluster_client()
+    if client is not None and not keep_profiler:
+        client.register_plugin(_NoProfiler())
     book = _shared_book(config)  # held by the tasks' graphs: it lives as long as they do
 
     discover = delayed(_discover_sites, pure=False)
