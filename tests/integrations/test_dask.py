@@ -30,7 +30,7 @@ import dask
 import dask.bag as db
 import pandas as pd
 from dask.base import compute
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import Client, LocalCluster, Worker, get_task_stream
 
 import sitemap_reader.dask
 from sitemap_reader import (
@@ -533,6 +533,20 @@ async def test_a_cancelled_wait_gives_back_the_turn_it_gets() -> None:
 def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
     with pytest.raises(ValueError, match="per_host must be at least 1, not 0"):
         read_sites(sites.urls, config=CONFIG, per_host=0)
+
+
+def _profiling(dask_worker: Worker) -> bool:
+    return "profile" in dask_worker.periodic_callbacks
+
+
+def test_worker_processes_lose_the_profiler_on_python_3_11_only(
+    client: Client, sites: Sites
+) -> None:
+    """The worker processes ask their own Python (tests/integrations/test_dask_profiler.py
+    covers both answers, the workers that join later and keep_profiler)."""
+    entries, _ = read_sites([sites.small[1].a("/")], config=CONFIG)
+    assert len(entries.compute()) == 25
+    assert list(client.run(_profiling).values()) == [sys.version_info[:2] != (3, 11)] * 2
 
 
 def test_import_sitemap_reader_needs_no_dask() -> None:
