@@ -10,8 +10,9 @@ best of R, on CPU time:
   process);
 * ``write jsonl``: those batches through the Python writer (``python_entry_writer``), to
   ``os.devnull`` (in this process);
-* ``write jsonl (rust)``: the same through the compiled writer ``dump`` uses under the
-  compiled core (``entry_writer`` choosing ``_native.LineWriter``), when it is built;
+* ``write jsonl (rust)``: the same through a ``LinePlan``, what ``dump`` and ``line_batches``
+  write with: its bytes (``LinePlan.encode``) to ``os.devnull`` opened for bytes; timed where
+  the plan chooses the crate's writer (``_native.LineWriter``: the compiled core);
 * ``json.dumps``: the same entries as ``json.dumps(entry_to_dict(e))``, the obvious writer,
   for comparison (in this process);
 * ``write csv`` and ``write txt``, each by both writers: the same for those formats;
@@ -43,11 +44,11 @@ sys.path.insert(0, str(HERE))
 from bench_corpus import best_of  # (the benchmarks are scripts, not a package)
 from bench_parse import make_docs
 
-from sitemap_reader import Entry, SitemapParser
+from sitemap_reader import Entry, LinePlan, SitemapParser
 from sitemap_reader._base._gc import few_collections
 from sitemap_reader._core._pure import PURE_ENV
 from sitemap_reader._core._xml._core_choice import COMPILED
-from sitemap_reader._output._lines import entry_to_dict, entry_writer, python_entry_writer
+from sitemap_reader._output._lines import entry_to_dict, python_entry_writer
 
 CHUNK = 65_536
 SHARE_AIM = 0.15
@@ -93,7 +94,7 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
     data = path.read_bytes()
     batches = batches_of(data)
     urls = sum(len(b) for b in batches)
-    with open(os.devnull, "w", encoding="utf-8") as sink:
+    with open(os.devnull, "w", encoding="utf-8") as sink, open(os.devnull, "wb") as raw:
 
         def write_as(
             fmt: str, make: Callable[[str, IO[str]], Callable[[list[Entry]], None]]
@@ -108,11 +109,11 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
             for batch in batches:
                 writer(batch)
 
-        def write_compiled() -> None:
-            writer = entry_writer("jsonl", sink)  # the compiled one: COMPILED is checked
+        def write_plan(plan: LinePlan) -> None:
+            put = raw.write
+            put(plan.header)
             for batch in batches:
-                writer(batch)
-            sink.flush()
+                put(plan.encode(batch))
 
         def dumps() -> None:
             # (a batch a write, as the jsonl writer does)
@@ -125,15 +126,15 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
             "write jsonl": best_cpu(repeat, write),
             "json.dumps": best_cpu(repeat, dumps),
         }
-        if COMPILED:
-            figures["write jsonl (rust)"] = best_cpu(repeat, write_compiled)
-        for fmt in ("csv", "txt"):
-            figures[f"write {fmt}"] = best_cpu(
-                repeat, functools.partial(write_as, fmt, python_entry_writer)
-            )
-            if COMPILED:
+        plans = {fmt: LinePlan(fmt) for fmt in ("jsonl", "csv", "txt")}
+        for fmt, plan in plans.items():
+            if fmt != "jsonl":
+                figures[f"write {fmt}"] = best_cpu(
+                    repeat, functools.partial(write_as, fmt, python_entry_writer)
+                )
+            if plan.compiled is not None:  # (else the plan writes with python_entry_writer)
                 figures[f"write {fmt} (rust)"] = best_cpu(
-                    repeat, functools.partial(write_as, fmt, entry_writer)
+                    repeat, functools.partial(write_plan, plan)
                 )
     dump = [sys.executable, "-m", "sitemap_reader", "dump", str(path), "--quiet"]
     figures["dump --format jsonl (pure)"] = child_cpu(

@@ -1,6 +1,6 @@
-"""Records as plain data: the JSON object of an Entry, and the command line's writers of
-entries and changes as jsonl, csv and txt (the jsonl line written out by hand, equal to
-``json.dumps(entry_to_dict(entry))``)."""
+"""Records as plain data: the JSON object of an Entry, and the Python writers of entries (a
+``LinePlan``'s where the crate's does not run) and of changes (``dump --changes``) as jsonl,
+csv and txt (the jsonl line written out by hand, equal to ``json.dumps(entry_to_dict(entry))``)."""
 
 from __future__ import annotations
 
@@ -58,19 +58,10 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
 _encode = json.encoder.encode_basestring  # C-accelerated: quotes and escapes a str
 
 
-def entry_writer(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
-    """Entries as ``fmt``: jsonl (entry_to_dict), csv (a header row, the scalar columns) or
-    txt (one loc a line). A csv header is written at once. The compiled core writes them
-    where it runs (the same bytes: see ._compiled), else :func:`python_entry_writer`."""
-    # Imported here: ``import sitemap_reader`` (which takes entry_to_dict from this module)
-    # must not load the extension or the switch that chooses it.
-    from ._compiled import compiled_entry_writer
-
-    return compiled_entry_writer(fmt, out, python_entry_writer) or python_entry_writer(fmt, out)
-
-
 def python_entry_writer(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
-    """The Python writer of entries: the reference of the compiled one."""
+    """Entries as ``fmt``: jsonl (entry_to_dict), csv (a header row, written at once, then the
+    scalar columns) or txt (one loc a line). The reference of the compiled writer, which a
+    ``LinePlan`` (``._plan``) takes instead where it runs."""
     if fmt == "txt":
 
         def write_txt(entries: list[Entry]) -> None:

@@ -128,7 +128,7 @@ def test_dump_of_a_file_writes_the_pure_cores_bytes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """To stdout and to -o FILE, every entry through the crate, the bytes of the pure core;
-    a compiled run in a subprocess writes them too."""
+    a compiled run in a subprocess writes them too, on a stdout set to latin-1 as well."""
     path = tmp_path / "rich.xml"
     path.write_text(rich_urlset("https://shop.invalid"), encoding="utf-8")
     expected = pure_dump(monkeypatch, str(path), "--format", fmt)
@@ -150,6 +150,9 @@ def test_dump_of_a_file_writes_the_pure_cores_bytes(
 
     compiled = run_cli("dump", str(path), "--format", fmt)
     assert compiled.returncode == 0 and compiled.stdout == expected
+    # The crate writes UTF-8, and so does dump whatever stdout's own encoding is.
+    latin = run_cli("dump", str(path), "--format", fmt, env={"PYTHONIOENCODING": "latin-1"})
+    assert latin.returncode == 0 and latin.stdout == expected
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

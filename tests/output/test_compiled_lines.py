@@ -4,22 +4,20 @@ what it declines (values the parser never makes) written by the Python writer in
 
 from __future__ import annotations
 
-import io
 import sys
 import zoneinfo
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
-from typing import IO, Any
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_reader import Alternate, ChangeFreq, Entry, Image, News, Video
+from sitemap_reader import Alternate, ChangeFreq, Entry, Image, LinePlan, News, Video
 from sitemap_reader._core._xml._core_choice import COMPILED
 from sitemap_reader._output._compiled import CSV_COMPILED
-from sitemap_reader._output._lines import python_entry_writer
 from tests.support.helpers import (
     CORPUS,
     IMAGE_NS,
@@ -240,6 +238,38 @@ def test_the_sitemap_is_written_per_entry_whatever_the_batch() -> None:
     assert compiled("txt").write([]) == b""
 
 
+# -- the one choice of writer: LinePlan, what dump and line_batches write with --------------------
+
+
+def header(fmt: str) -> bytes:
+    return b"loc,lastmod,changefreq,priority,sitemap\n" if fmt == "csv" else b""
+
+
+def plan_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
+    """What a ``LinePlan`` writes for ``batches``, header first, as ``dump`` writes it."""
+    plan = LinePlan(fmt)
+    return plan.header + b"".join(plan.encode(list(batch)) for batch in batches)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_line_plan_writes_with_the_compiled_writer_the_same_bytes(
+    fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the compiled core, a ``LinePlan`` hands every batch to the crate, and its header
+    and lines are the Python writer's bytes."""
+    if not COMPILED:
+        pytest.skip("the compiled core is off here (SITEMAP_READER_PURE)")
+    if fmt == "csv" and not CSV_COMPILED:
+        pytest.skip(f"csv stays Python's on {sys.version_info[:2]} (a NUL is refused there)")
+    calls = spy_on_line_writer(monkeypatch)
+    batches = [
+        [Entry('https://e.com/é,"x"', datetime(2024, 5, 1, tzinfo=timezone.utc))],
+        [Entry(f"https://e.com/{i}", priority=i / 10, sitemap="s") for i in range(3)],
+    ]
+    assert plan_bytes(fmt, batches) == header(fmt) + python_bytes(fmt, batches)
+    assert calls.objects == [1, 3] and calls.runs == []
+
+
 # -- what the compiled writer declines --------------------------------------------------------
 
 _PLAIN = Entry("https://e.com/a", sitemap="https://e.com/s.xml")
@@ -271,12 +301,12 @@ UNFIT: dict[str, Entry] = {
 @pytest.mark.parametrize("name", list(UNFIT))
 def test_a_value_the_parser_never_makes_is_left_to_the_python_writer(name: str) -> None:
     """The compiled writer declines the batch (None; csv and txt read only the fields they
-    write), and the command line's writer hands it to the Python writer: the same bytes, in
-    their place between the batches it wrote."""
+    write), and a ``LinePlan`` hands it to the Python writer: the same bytes, in their place
+    between the batches the crate wrote."""
     assert compiled("jsonl").write([_PLAIN, UNFIT[name]]) is None
     for fmt in FORMATS:
         batches = [[_PLAIN], [_PLAIN, UNFIT[name]], [_PLAIN]]
-        assert command_line_bytes(fmt, batches) == header(fmt) + python_bytes(fmt, batches)
+        assert plan_bytes(fmt, batches) == header(fmt) + python_bytes(fmt, batches)
 
 
 def test_a_lone_surrogate_fails_as_it_does_in_the_python_writer() -> None:
@@ -285,7 +315,7 @@ def test_a_lone_surrogate_fails_as_it_does_in_the_python_writer() -> None:
     entry = Entry("https://e.com/\ud800")
     assert compiled("jsonl").write([entry]) is None
     with pytest.raises(UnicodeEncodeError):
-        command_line_bytes("jsonl", [[_PLAIN], [entry]])
+        plan_bytes("jsonl", [[_PLAIN], [entry]])
 
 
 def test_txt_reads_only_the_loc() -> None:
@@ -307,56 +337,3 @@ def test_another_record_type_is_declined() -> None:
 def test_an_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="parquet"):
         _native.LineWriter("parquet", RECORDS, ChangeFreq)
-
-
-# -- the command line's writer -----------------------------------------------------------------
-
-
-def header(fmt: str) -> bytes:
-    return b"loc,lastmod,changefreq,priority,sitemap\n" if fmt == "csv" else b""
-
-
-def command_line_bytes(fmt: str, batches: Sequence[Sequence[Entry]]) -> bytes:
-    """What ``entry_writer`` writes for ``batches`` onto a UTF-8 text stream, as ``dump``
-    opens stdout or ``-o FILE``."""
-    from sitemap_reader._output._lines import entry_writer
-
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=False)
-    write = entry_writer(fmt, out)
-    for batch in batches:
-        write(list(batch))
-    out.flush()
-    return raw.getvalue()
-
-
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_the_command_line_writer_is_the_compiled_one_with_the_same_bytes(
-    fmt: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Under the compiled core, ``entry_writer`` hands every batch to the crate, and what
-    lands on the stream is the Python writer's bytes, header included."""
-    if not COMPILED:
-        pytest.skip("the compiled core is off here (SITEMAP_READER_PURE)")
-    if fmt == "csv" and not CSV_COMPILED:
-        pytest.skip(f"csv stays Python's on {sys.version_info[:2]} (a NUL is refused there)")
-    calls = spy_on_line_writer(monkeypatch)
-    batches = [
-        [Entry('https://e.com/é,"x"', datetime(2024, 5, 1, tzinfo=timezone.utc))],
-        [Entry(f"https://e.com/{i}", priority=i / 10, sitemap="s") for i in range(3)],
-    ]
-    written = command_line_bytes(fmt, batches)
-    assert written == header(fmt) + python_bytes(fmt, batches)
-    assert calls.objects == [1, 3] and calls.runs == []
-
-
-def test_a_stream_of_another_encoding_gets_the_python_writer() -> None:
-    """The crate writes UTF-8: a stream in another encoding is left to the Python writer."""
-    from sitemap_reader._output._compiled import compiled_entry_writer
-
-    def python(fmt: str, out: IO[str]) -> Callable[[list[Entry]], None]:
-        return python_entry_writer(fmt, out)
-
-    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
-    assert compiled_entry_writer("jsonl", latin, python) is None
-    assert compiled_entry_writer("jsonl", io.StringIO(), python) is None
