@@ -24,6 +24,19 @@ MAX_BYTES_PER_SITEMAP = 52_428_800
 MAX_LOC_LENGTH = 2_048
 
 
+class RobotsPolicy(str, enum.Enum):
+    """Whether robots.txt's rules judge the page URLs a sitemap lists (``ReaderConfig.robots``)."""
+
+    IGNORE = "ignore"  # every listed URL is kept (robots.txt is read for its Sitemap: lines)
+    OBEY = "obey"  # the URLs it disallows for the user agent are left out, and counted
+    # Every URL is kept; those it disallows for the user agent or for "*" are counted in a
+    # problem, as is a sitemap whose own URL it disallows (check's default).
+    REPORT = "report"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class ScopePolicy(str, enum.Enum):
     """Which page URLs a sitemap may vouch for (docs/configuration.md, "Which URLs are kept")."""
 
@@ -248,6 +261,9 @@ class ReaderConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     pace: Pace = field(default_factory=Pace)
     scope: ScopePolicy = ScopePolicy.STRICT
+    # OBEY: page URLs the site's robots.txt disallows for ``user_agent`` are left out,
+    # counted by the word "robots" (SitemapVisited.dropped) and said in a problem.
+    robots: RobotsPolicy = RobotsPolicy.IGNORE
     user_agent: str = DEFAULT_USER_AGENT
     # Paths tried when robots.txt names no sitemap; () turns the probing off.
     well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
@@ -301,6 +317,8 @@ class ReaderConfig:
             raise ValueError("ReaderConfig.parse_threads must be None (auto), 0 or more")
         if not isinstance(self.scope, ScopePolicy):
             object.__setattr__(self, "scope", ScopePolicy(self.scope))
+        if not isinstance(self.robots, RobotsPolicy):
+            object.__setattr__(self, "robots", RobotsPolicy(self.robots))
         if not self.user_agent.strip():
             raise ValueError("ReaderConfig.user_agent must not be empty")
         for path in self.well_known_paths:

@@ -241,6 +241,10 @@ class ProblemKind(str, enum.Enum):
     ROBOTS_UNAVAILABLE = "robots-unavailable"
     NO_SITEMAP = "no-sitemap"
     OUT_OF_SCOPE = "out-of-scope"
+    # Page URLs robots.txt disallows (ReaderConfig.robots): left out when obeyed, else
+    # counted; and a sitemap whose own URL it disallows.
+    ROBOTS_DISALLOWED = "robots-disallowed"
+    ROBOTS_DISALLOWED_SITEMAP = "robots-disallowed-sitemap"
     TOO_DEEP = "too-deep"
     CYCLE = "cycle"
     DUPLICATE = "duplicate"

@@ -28,7 +28,14 @@ from .._base._models import (
     Trust,
 )
 from .._base._words import plural
-from .._core._walk._scope import NOT_HTTP, OTHER_HOST, OTHER_PORT, OTHER_SCHEME, OUTSIDE_FOLDER
+from .._core._walk._scope import (
+    NOT_HTTP,
+    OTHER_HOST,
+    OTHER_PORT,
+    OTHER_SCHEME,
+    OUTSIDE_FOLDER,
+    ROBOTS,
+)
 from ._codes import Finding, Severity, finding
 from ._lint import DocumentLint, LintOptions, SiteLint
 from ._sample import PageAnswer, Reservoir, SampleSummary, sample_findings
@@ -77,6 +84,8 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.ROBOTS_UNAVAILABLE: "robots-unavailable",
     ProblemKind.NO_SITEMAP: "no-sitemap",
     ProblemKind.OUT_OF_SCOPE: "child-out-of-scope",
+    ProblemKind.ROBOTS_DISALLOWED: "robots-disallowed-url",
+    ProblemKind.ROBOTS_DISALLOWED_SITEMAP: "robots-disallowed-sitemap",
     ProblemKind.TOO_DEEP: "too-deep",
     ProblemKind.CYCLE: "cycle",
     ProblemKind.DUPLICATE: "sitemap-named-twice",
@@ -188,6 +197,7 @@ class Checker:
         self._open: dict[str, DocumentLint] = {}  # documents being read, by their URL
         self._said: set[tuple[str, str]] = set()  # stream problems said once
         self._robots: set[str] = set()
+        self._silent: set[str] = set()  # robots.txt files read whole that name no sitemap
         self.documents: list[DocumentRow] = []
         self._rows: dict[str, DocumentRow] = {}
         self.lastmods: Counter[str] = Counter()  # "YYYY-MM" -> entries
@@ -280,6 +290,8 @@ class Checker:
             out += lint.findings()
         if report.format is Format.ROBOTS:
             self._robots.add(url)
+            if report.status is Status.OK and not report.children:
+                self._silent.update((url, report.url))
             out += self._robots_report(report, url)
         else:
             out += self._document(report, url)
@@ -336,6 +348,12 @@ class Checker:
             name = KIND_CODES.get(problem.kind, "other")
             yield _from_problem(problem, url, name)
         yield from self._http(report, url, by_robots)
+        if report.depth == 0 and report.source in self._silent and status in _READ:
+            yield finding(
+                "sitemap-not-in-robots",
+                report.source,
+                f"names no sitemap; {url} was found at a well-known path",
+            )
         trust = report.lastmods
         if trust is not None and trust.verdict is Trust.UNTRUSTED:
             yield finding(
@@ -397,7 +415,8 @@ class Checker:
                 report.source or url,
                 f"names {url}, which is itself a sitemap index: indexes may not be nested",
             )
-        dropped = dict(report.dropped)
+        # robots.txt's drops (--robots obey) are no scope's: its problem says them (R108).
+        dropped = {why: n for why, n in report.dropped if why != ROBOTS}
         if dropped:
             total = sum(dropped.values())
             examples = dict(report.dropped_examples)

@@ -88,6 +88,12 @@ _TABLE = (
      "make robots.txt answer 200 (or 404): crawlers take an unreachable one as 'disallow all'"),
     ("R107", "robots-missing", N, "the site has no robots.txt",
      "serve a robots.txt with a Sitemap: line, so crawlers find the sitemaps"),
+    ("R108", "robots-disallowed-url", W, "the sitemap lists URLs robots.txt disallows",
+     "list only URLs crawlers may fetch, or allow them in robots.txt"),
+    ("R109", "robots-disallowed-sitemap", E, "robots.txt disallows the sitemap's own URL",
+     "allow the sitemap's URL in robots.txt (an Allow: line for its path)"),
+    ("R110", "sitemap-not-in-robots", N, "a sitemap robots.txt does not name",
+     "add a Sitemap: line for it to robots.txt"),
     # -- HTTP
     ("H201", "http-status", E, "the document answers an HTTP error status",
      "make the URL answer 200, or stop naming it"),
@@ -298,6 +304,29 @@ _DETAILS: dict[str, tuple[str, str]] = {
             "learn of no sitemap from it."
         ),
         "GET /robots.txt -> 404 Not Found",
+    ),
+    "R108": (
+        (
+            "A sitemap lists URLs that the site's robots.txt disallows, for the --user-agent "
+            "given or for any crawler (*): crawlers that obey it do not fetch them, and search "
+            "engines report them ('Submitted URL blocked by robots.txt'). The count is of the "
+            "URLs read (--robots report, check's default; --robots obey leaves them out)."
+        ),
+        "Disallow: /search/ and the sitemap lists https://example.com/search/shoes",
+    ),
+    "R109": (
+        (
+            "robots.txt disallows the URL of a sitemap it names or that is read: a crawler "
+            "that obeys robots.txt does not fetch the sitemap."
+        ),
+        "Disallow: /feeds/ and Sitemap: https://example.com/feeds/sitemap.xml",
+    ),
+    "R110": (
+        (
+            "A sitemap was found at a well-known path (/sitemap.xml, ...), but robots.txt names "
+            "no sitemap: crawlers that do not guess paths never find it."
+        ),
+        "robots.txt has no Sitemap: line; /sitemap.xml answers 200",
     ),
     # -- HTTP
     "H201": (

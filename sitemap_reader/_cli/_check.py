@@ -100,7 +100,13 @@ def register(commands: _options.Commands) -> None:
     )
     _options.add_reading_options(check)
     check.set_defaults(
-        all=False, max_age=None, trust_lastmod=None, shrink_guard=None, wait=None, recheck=None
+        all=False,
+        max_age=None,
+        trust_lastmod=None,
+        shrink_guard=None,
+        wait=None,
+        recheck=None,
+        robots_default="report",  # what robots.txt disallows is a finding (R108, R109)
     )
 
 

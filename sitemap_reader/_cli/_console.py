@@ -39,6 +39,7 @@ REDRAW = 0.1  # seconds between redraws of the progress line (10 a second at mos
 # Why URLs were dropped (SitemapVisited.dropped) that --scope host would keep: on the
 # sitemap's host, in another folder, scheme or port.
 _SAME_HOST = ("outside-folder", "other-scheme", "other-port")
+_ROBOTS = "robots"  # ... and the word robots.txt's drops are counted by (--robots obey)
 
 
 def human_size(n: int) -> str:
@@ -223,10 +224,15 @@ class Console:
             parts.append(f"{tally.failed:,} failed")
         if tally.not_followed:
             parts.append(f"{plural(tally.not_followed, 'sitemap')} skipped by {self.rules}")
-        dropped = sum(tally.dropped.values())
+        # robots.txt's drops (--robots obey) are counted apart from the scope's.
+        scoped = {why: n for why, n in tally.dropped.items() if why != _ROBOTS}
+        dropped = sum(scoped.values())
         if dropped:
+            parts.append(f"{plural(dropped, 'URL')} dropped as out of scope ({reasons(scoped)})")
+        if tally.dropped.get(_ROBOTS):
             parts.append(
-                f"{plural(dropped, 'URL')} dropped as out of scope ({reasons(tally.dropped)})"
+                f"{plural(tally.dropped[_ROBOTS], 'URL')} dropped as disallowed by robots.txt "
+                "(robots)"
             )
         if self.problems:
             parts.append(plural(self.problems, "problem"))

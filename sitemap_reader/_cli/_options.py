@@ -226,6 +226,13 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         help="strict: the sitemaps.org location rule plus robots.txt vouching (default); "
         "host: same host only; off: keep everything",
     )
+    command.add_argument(
+        "--robots",
+        choices=[p.value for p in sr.RobotsPolicy],
+        help="obey: leave out the page URLs the site's robots.txt disallows for the user "
+        "agent (counted as 'robots'); report: keep them, and say how many it disallows "
+        "(check's default); ignore: keep them (the default of the other commands)",
+    )
     command.add_argument("--max-depth", type=natural, metavar="N", help="nested index depth (10)")
     command.add_argument(
         "--concurrency", type=positive, metavar="N", help="requests in flight, all hosts (16)"
@@ -400,6 +407,8 @@ def config(
         "timeouts": timeouts,
         "pace": dataclasses.replace(pace, obey_crawl_delay=args.obey_crawl_delay),
         "scope": sr.ScopePolicy(args.scope),
+        # --robots left out: check sets its own default (report), the others keep all.
+        "robots": sr.RobotsPolicy(args.robots or getattr(args, "robots_default", "ignore")),
         "resolve_relative": args.resolve_relative,
         "allow_private": args.allow_private,
         "headers": tuple(args.header or ()),

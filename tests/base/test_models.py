@@ -184,6 +184,7 @@ PUBLIC_NAMES = [
     "ReaderConfig",
     "RedirectError",
     "RetryPolicy",
+    "RobotsPolicy",
     "ScopePolicy",
     "Severity",
     "Since",

@@ -110,6 +110,32 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/"),))
 
 
+REPORT = dataclasses.replace(FAST, robots=sr.RobotsPolicy.REPORT)  # check's CLI default
+
+
+@case("R108")
+def _(s: Served) -> Setup:
+    s.add("/robots.txt", text(f"User-agent: *\nDisallow: /search/\nSitemap: {s.a('/s.xml')}\n"))
+    s.add("/s.xml", xml(urls(loc(s, "/page"), loc(s, "/search/shoes"))))
+    return Setup((s.a("/"),), config=REPORT)
+
+
+@case("R109")
+def _(s: Served) -> Setup:
+    s.add(
+        "/robots.txt", text(f"User-agent: *\nDisallow: /feeds/\nSitemap: {s.a('/feeds/s.xml')}\n")
+    )
+    good(s, "/feeds/s.xml")
+    return Setup((s.a("/"),), config=REPORT)
+
+
+@case("R110")
+def _(s: Served) -> Setup:
+    s.add("/robots.txt", text("User-agent: *\nDisallow: /admin/\n"))
+    good(s)  # at /sitemap.xml, found by probing
+    return Setup((s.a("/"),))
+
+
 # -- HTTP ------------------------------------------------------------------------------------
 
 

@@ -59,6 +59,11 @@ options:
   --scope {strict,host,off}
                         strict: the sitemaps.org location rule plus robots.txt vouching (default);
                         host: same host only; off: keep everything
+  --robots {ignore,obey,report}
+                        obey: leave out the page URLs the site's robots.txt disallows for the user
+                        agent (counted as 'robots'); report: keep them, and say how many it
+                        disallows (check's default); ignore: keep them (the default of the other
+                        commands)
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
@@ -175,6 +180,11 @@ options:
   --scope {strict,host,off}
                         strict: the sitemaps.org location rule plus robots.txt vouching (default);
                         host: same host only; off: keep everything
+  --robots {ignore,obey,report}
+                        obey: leave out the page URLs the site's robots.txt disallows for the user
+                        agent (counted as 'robots'); report: keep them, and say how many it
+                        disallows (check's default); ignore: keep them (the default of the other
+                        commands)
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
@@ -309,6 +319,11 @@ options:
   --scope {strict,host,off}
                         strict: the sitemaps.org location rule plus robots.txt vouching (default);
                         host: same host only; off: keep everything
+  --robots {ignore,obey,report}
+                        obey: leave out the page URLs the site's robots.txt disallows for the user
+                        agent (counted as 'robots'); report: keep them, and say how many it
+                        disallows (check's default); ignore: keep them (the default of the other
+                        commands)
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)

@@ -26,6 +26,7 @@ OTHER_SCHEME = "other-scheme"
 OTHER_PORT = "other-port"
 OUTSIDE_FOLDER = "outside-folder"
 NOT_HTTP = "not-http"
+ROBOTS = "robots"  # robots.txt disallows it (ReaderConfig.robots obey): no scope's reason
 
 
 def origin_of(url: str) -> str:

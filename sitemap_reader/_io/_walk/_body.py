@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..._base._config import ReaderConfig
+from ..._base._config import ReaderConfig, RobotsPolicy
 from ..._base._errors import HTTPStatusError, LimitExceeded, kind_of
 from ..._base._lines import Lines
 from ..._base._models import (
@@ -38,7 +38,7 @@ from ..._core._walk._judge import (
     judge_hop,
     judge_landing,
 )
-from ..._core._walk._scope import Scope, ScopeFilter
+from ..._core._walk._scope import ROBOTS, Scope, ScopeFilter
 from ..._core._walk._trust import LastmodStats
 from ..._core._xml._core_choice import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
@@ -48,6 +48,7 @@ from ._lines import LineMaker, write_entries, write_run
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 from ._reports import child_report, visited
+from ._robots import Disallowed, RobotsBook, RobotsFilter, sitemap_problems
 from ._threads import ParseThreads
 
 # What a document that is no sitemap ends with: a probed path that is a web page is no news.
@@ -73,6 +74,7 @@ class Settings:
     pool: ParsePool | None = None  # ReaderConfig.workers: sitemaps parsed in workers
     threads: ParseThreads | None = None  # ReaderConfig.parse_threads: the others, in threads
     lines: LineMaker | None = None  # line_batches: entries written as lines (see ._lines)
+    robots: RobotsBook | None = None  # ReaderConfig.robots obey: the rules read so far
 
 
 class SitemapBody:
@@ -98,6 +100,12 @@ class SitemapBody:
         self._lines = plan if tracker is None and plan and plan.compiled else None
         self.scope = Scope(job.url, config.scope, job.vouched)
         self._filter: ScopeFilter = self.scope.filter()
+        book = settings.robots
+        self._robots = None if book is None else RobotsFilter(book)
+        self._obey = config.robots is RobotsPolicy.OBEY
+        # The URLs robots.txt disallows: for the agent (left out when obeyed, else kept and
+        # counted) and for "*" when another group decides for the agent (counted).
+        self._disallowed = (Disallowed(), Disallowed())
         self.lineage: tuple[str, ...] = (*job.ancestors, normalise(job.url))
         self.emitted = 0  # parser events passed on, across attempts
         self._skip = 0
@@ -273,7 +281,12 @@ class SitemapBody:
         progress = self._outbox.progress
         room = self._config.limits.max_entries - progress.entries
         locs = [] if runs else [e.loc for e in events if type(e) is Entry]
-        if len(locs) == len(events) and self.stats is None and self._filter.all_pass(locs):
+        if (
+            len(locs) == len(events)
+            and self.stats is None
+            and self._filter.all_pass(locs)
+            and (self._robots is None or self._robots.all_allowed())
+        ):
             out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
         else:
             out, entries = self._sort(events, room)
@@ -313,6 +326,7 @@ class SitemapBody:
         dropped), index children queued, problems kept, compiled runs written as lines
         within the ``room`` the budget leaves; and how many entries passed."""
         check = self._filter.check
+        robots = None if self._robots is None else self._robots.judge
         out: list[Event] = []
         dropped = self.dropped
         stats = self.stats
@@ -322,6 +336,8 @@ class SitemapBody:
                 if stats is not None:
                     stats.add(event.lastmod, bool(event.news))
                 why = check(event.loc)
+                if why is None and robots is not None:
+                    why = self._judge(robots(event.loc), event.loc)
                 if why is None:
                     out.append(event)
                     entries += 1
@@ -353,12 +369,27 @@ class SitemapBody:
                     out.append(event)  # a probed path that is a web page is no news
         return out, entries
 
+    def _judge(self, rules: tuple[str | None, str | None], loc: str) -> str | None:
+        """Count ``loc`` as robots.txt's ``rules`` disallow it; ROBOTS when it is left out."""
+        agent, anyone = rules
+        if anyone is not None:
+            self._disallowed[1].add(loc, anyone)
+        if agent is None:
+            return None
+        self._disallowed[0].add(loc, agent)
+        return ROBOTS if self._obey else None  # (a drop: the caller counts it)
+
     def _write(self, run: Any, room: int, out: list[Event]) -> int:
         """A compiled run (``_native.Entries``) as lines onto ``out``; returns the entries
         passed. An entry the scope's fast test cannot pass is an ``Entry`` again for the
         usual check, and once ``room`` is spent the rest are, for the budget's cut."""
         plan = self._lines
         assert plan is not None
+        if self._robots is not None and not self._robots.all_allowed():
+            # The crate's gate knows no robots.txt: the run's records take the usual check.
+            more, passed = self._sort(run.objects(), room)
+            out.extend(more)
+            return passed
         start, end, entries = 0, len(run), 0
         while start < end:
             if room - entries <= 0:
@@ -458,6 +489,22 @@ class SitemapBody:
             self.problems.append(problem)
         return problem
 
+    def robots_problems(self, status: Status) -> list[Problem]:
+        """What robots.txt disallows here (ReaderConfig.robots obey or report): the page URLs
+        it lists, for the agent and for "*", and the sitemap's own URL."""
+        if self._robots is None:
+            return []
+        url = self.scope.sitemap_url or self.job.url
+        agent, anyone = self._disallowed
+        said = [
+            agent.problem(url, " (left out: --robots obey)" if self._obey else ""),
+            anyone.problem(url, " to other crawlers (user-agent: *)"),
+        ]
+        problems = [p for p in said if p is not None]
+        if status in (Status.OK, Status.PARTIAL) and self.job.kind is not JobKind.LOCAL:
+            problems += sitemap_problems(url, self._robots.judge(url))
+        return problems
+
     def _refuse(self, refusal: Refusal) -> None:
         self.refused = refusal.status
         self.problems.append(refusal.problem)
@@ -525,6 +572,9 @@ class SitemapBody:
         said = self.nothing_followed()
         if said is not None:
             self.late_problems.append(said)
+        disallowed = self.robots_problems(status)
+        self.problems += disallowed
+        self.late_problems += disallowed
         return visited(
             job,
             status,

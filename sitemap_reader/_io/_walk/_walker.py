@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from yarl import URL
 
-from ..._base._config import ReaderConfig
+from ..._base._config import ReaderConfig, RobotsPolicy
 from ..._base._errors import HTTPStatusError
 from ..._base._log import logger as package_logger
 from ..._base._models import (
@@ -52,6 +52,7 @@ from ._local import ROBOTS_MAX_BYTES, LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
 from ._reports import child_report, visited
+from ._robots import CLOSED, RobotsBook
 from ._threads import ParseThreads, threads_for
 
 logger = package_logger(__name__)
@@ -83,6 +84,9 @@ class Walk:
         threads = threads_for(config, lines=lines is not None and lines.compiled is not None)
         # Made here, started as calls come: a walk that parses nothing starts no thread.
         self._threads = ParseThreads(threads) if threads else None
+        # ReaderConfig.robots obey or report: each robots.txt read adds its rules, for the
+        # bodies.
+        self._rules = None if config.robots is RobotsPolicy.IGNORE else RobotsBook()
         self._settings = Settings(
             config=config,
             tracker=self._tracker,
@@ -90,6 +94,7 @@ class Walk:
             pool=self._pool,
             threads=self._threads,
             lines=lines,
+            robots=self._rules,
         )
         self._frontier = Frontier(config, progress)
         self._outbox = Outbox(progress)
@@ -221,7 +226,7 @@ class Walk:
         body = BytesBody(ROBOTS_MAX_BYTES)
         # A 304 brings no body to read the Crawl-delay from: asked unconditionally then.
         obey = self._config.pace.obey_crawl_delay
-        headers = None if obey else plan.headers
+        headers = None if obey or self._rules is not None else plan.headers
         result = await self._fetcher.get(job.url, body, headers=headers)
         final = result.final_url or job.url
         error = result.error
@@ -241,6 +246,8 @@ class Walk:
             else:
                 why = f"{error!s}: the site is not read further"
             problem = Problem(kind=ProblemKind.ROBOTS_UNAVAILABLE, url=job.url, message=why)
+            if self._rules is not None:  # its URLs, listed by another site's sitemaps
+                self._rules.add(origin_of(final), CLOSED)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -254,6 +261,8 @@ class Walk:
             await self._outbox.emit(problems, root=job.root)
             if obey:
                 self._obey_crawl_delay(job.url, bytes(body.data))
+            if self._rules is not None:
+                self._rules.read(origin_of(final), bytes(body.data), self._config.user_agent)
         if self._tracker is not None:
             said = self._settle_robots(job, result, status, body, refs)
             if said is not None:
