@@ -10,6 +10,8 @@ Each reader runs in a fresh child process of its own, so its wall time and peak 
     python benchmarks/bench_site.py --readers sitemap-reader,floor
     python benchmarks/bench_site.py --shape mixed        # alternates, image titles (_generate)
     python benchmarks/bench_site.py --load 2             # while 2 busy processes hold the cores
+    python benchmarks/bench_site.py --shape mixed --robots-rules \
+        --readers sitemap-reader,sitemap-reader-obey     # the cost of --robots obey
 
 ``--shape`` picks the children's shape from ``_generate.SHAPES``: ``plain`` (the default),
 ``mixed`` (hreflang alternates, image titles and captions, changefreq and priority on some:
@@ -17,7 +19,9 @@ what multilingual and image-rich sites serve) or ``cdata`` (All in One SEO's CDA
 
 Readers: ``sitemap-reader`` (the CLI, jsonl to /dev/null), ``sitemap-reader-workers``
 (the same with ``--workers auto``: the children parsed in worker processes, one a core),
-``sitemap-reader-txt``,
+``sitemap-reader-txt``, ``sitemap-reader-obey`` (``--robots obey``: with ``--robots-rules``
+the site's robots.txt is :data:`RULES`, which disallows some of its URLs; the URLs it counted
+as disallowed count as found),
 ``floor`` (a sequential urllib + gzip + lxml loop reading only <loc>: no checks, no
 output), and, when the ``bench`` extra is installed, ``usp`` (ultimate-sitemap-parser),
 ``advertools``, ``scrapy`` (a SitemapSpider that counts and follows no page) and
@@ -36,6 +40,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,6 +58,7 @@ READERS = (
     "sitemap-reader",
     "sitemap-reader-workers",
     "sitemap-reader-txt",
+    "sitemap-reader-obey",
     "floor",
     "usp",
     "advertools",
@@ -63,8 +69,31 @@ READERS = (
 
 # -- the site ------------------------------------------------------------------------------
 
+# --robots-rules: a robots.txt as sites write them: WordPress's admin, internal search, a tag
+# archive, file types ("*" and "$"), and sections of the site left out, some of which hold
+# generated pages (each child's pages are under /cN/: the garden aisle of c1's shop but its
+# lenses, c2's v1 reference docs, c3's blog of 2019, all of c4), and a group for another bot.
+RULES = """User-agent: *
+Disallow: /wp-admin/
+Allow: /wp-admin/admin-ajax.php
+Disallow: /search/
+Disallow: /*?s=
+Disallow: /*/tag/
+Disallow: /*.pdf$
+Disallow: /c1/shop/garden/
+Allow: /c1/shop/garden/desk-lens-
+Disallow: /c2/docs/v1/reference/
+Disallow: /c3/blog/2019/
+Disallow: /c4/
 
-def serve(children: int, per_child: int, port_file: str, shape: str = "plain") -> None:
+User-agent: Googlebot
+Disallow: /private/
+"""
+
+
+def serve(
+    children: int, per_child: int, port_file: str, shape: str = "plain", rules: bool = False
+) -> None:
     """Run the loopback site until killed (in its own process)."""
     from _generate import SHAPES, gzipped
     from aiohttp import web
@@ -75,9 +104,8 @@ def serve(children: int, per_child: int, port_file: str, shape: str = "plain") -
         base = {"url": ""}
 
         async def robots(request: web.Request) -> web.Response:
-            return web.Response(
-                text=f"User-agent: *\nAllow: /\nSitemap: {base['url']}/sitemap_index.xml\n"
-            )
+            head = RULES if rules else "User-agent: *\nAllow: /\n"
+            return web.Response(text=f"{head}Sitemap: {base['url']}/sitemap_index.xml\n")
 
         async def index(request: web.Request) -> web.Response:
             kids = "".join(
@@ -210,6 +238,8 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
         ]
         if name.endswith("workers"):
             command += ["--workers", "auto"]
+        if name.endswith("obey"):
+            command += ["--robots", "obey"]
     else:
         command = [sys.executable, __file__, "--run-reader", name, url]
     run = run_measured(command)
@@ -227,12 +257,14 @@ def measure(name: str, url: str, expected: int) -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def site_served(children: int, per_child: int, shape: str = "plain") -> Iterator[str]:
+def site_served(
+    children: int, per_child: int, shape: str = "plain", rules: bool = False
+) -> Iterator[str]:
     """Serve the site (``serve``) in a process of its own while in the block; its URL."""
     with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
         port_file = Path(tmp) / "port"
         server = multiprocessing.get_context("spawn").Process(
-            target=serve, args=(children, per_child, str(port_file), shape)
+            target=serve, args=(children, per_child, str(port_file), shape, rules)
         )
         server.start()
         try:
@@ -289,10 +321,13 @@ def run_measured(command: list[str]) -> Measured:
 
 def _found(name: str, out: str, err: str) -> int:
     if name.startswith("sitemap-reader"):
-        # The summary line: "sitemap-reader: 1,000,000 URLs from 21 sitemaps ..."
+        # The summary line: "sitemap-reader: 1,000,000 URLs from 21 sitemaps ..., 9,000 URLs
+        # dropped as disallowed by robots.txt (robots), ..." (those count as found).
         for line in err.splitlines():
             if line.startswith("sitemap-reader: ") and " URLs from " in line:
-                return int(line.split()[1].replace(",", ""))
+                found = int(line.split()[1].replace(",", ""))
+                robots = re.search(r"([\d,]+) URLs? dropped as disallowed by robots.txt", line)
+                return found + (int(robots[1].replace(",", "")) if robots else 0)
         return 0
     try:
         return int(out.strip().splitlines()[-1])
@@ -329,6 +364,9 @@ def main() -> None:
     parser.add_argument("--shape", choices=("plain", "mixed", "cdata"), default="plain")
     parser.add_argument("--json", metavar="FILE", help="also write the results here")
     parser.add_argument("--load", type=int, default=0, metavar="N", help="N busy processes")
+    parser.add_argument(
+        "--robots-rules", action="store_true", help="serve RULES as robots.txt (for --robots obey)"
+    )
     parser.add_argument("--run-reader", nargs=2, metavar=("NAME", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_reader:
@@ -337,7 +375,8 @@ def main() -> None:
     compile_package()  # the readers' processes start from bytecode, as after pip install
 
     expected = args.children * args.urls_per_child
-    with site_served(args.children, args.urls_per_child, args.shape) as url, busy(args.load):
+    served = site_served(args.children, args.urls_per_child, args.shape, args.robots_rules)
+    with served as url, busy(args.load):
         print(
             f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs, "
             f"{args.shape} shape{f', {args.load} busy processes' if args.load else ''})"

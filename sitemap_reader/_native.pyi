@@ -120,6 +120,8 @@ class Entries:
     their ``Entry`` records."""
 
     def __len__(self) -> int: ...
+    def locs(self) -> list[str]:
+        """Every entry's ``loc``, in order (judged by robots.txt with no ``Entry`` made)."""
     def objects(self, start: int = 0, end: int | None = None) -> list[Any]:
         """The entries from ``start`` to ``end`` (the run's end when None) as ``Entry``
         records."""

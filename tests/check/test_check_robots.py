@@ -8,9 +8,16 @@ import json
 
 import pytest
 
-from tests.io.test_robots_obey import FOR_ANYONE, FOR_MYBOT, PATHS, RULES
 from tests.support.cli import main_captured
 from tests.support.http_site import Served, ThreadedServer, text, urlset, xml
+
+# A group for mybot, which replaces "*" for it (RFC 9309 section 2.2.1).
+RULES = (
+    "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\n\nUser-agent: mybot\nDisallow: /mine/\n"
+)
+PATHS = ("/a", "/private/x", "/doc.pdf", "/doc.pdf?page=2", "/mine/1")
+FOR_ANYONE = {"/private/x", "/doc.pdf"}
+FOR_MYBOT = {"/mine/1"}
 
 
 def findings(out: str) -> list[dict[str, object]]:

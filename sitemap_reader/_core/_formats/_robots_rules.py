@@ -57,18 +57,20 @@ class RobotsRules:
 
     def check(self, url: str) -> str | None:
         """None when ``url`` may be fetched; else the rule that disallows it."""
-        if self.closed:
-            return UNREACHABLE
-        group = self.group
-        if group is None or group.can_fetch(url):
-            return None
-        return self._rule_for(url)
+        return self.rule_for(url) if self.disallows(url) else None
 
-    def _rule_for(self, url: str) -> str:
-        """The rule Protego's verdict came from: its rules are sorted longest first, an
-        Allow before a Disallow of the same length, and the first that matches decides."""
+    def disallows(self, url: str) -> bool:
+        group = self.group
+        return self.closed or (group is not None and not group.can_fetch(url))
+
+    def rule_for(self, url: str) -> str:
+        """The rule that disallows ``url`` (which :meth:`disallows`): Protego's rules are
+        sorted longest first, an Allow before a Disallow of the same length, and the first
+        that matches decides."""
         from protego._utils import _quote_path
 
+        if self.closed:
+            return UNREACHABLE
         path = _quote_path(url)
         for rule in self.group._rules:
             if rule.value.match(path):

@@ -369,38 +369,76 @@ class SitemapBody:
                     out.append(event)  # a probed path that is a web page is no news
         return out, entries
 
-    def _judge(self, rules: tuple[str | None, str | None], loc: str) -> str | None:
-        """Count ``loc`` as robots.txt's ``rules`` disallow it; ROBOTS when it is left out."""
-        agent, anyone = rules
-        if anyone is not None:
-            self._disallowed[1].add(loc, anyone)
-        if agent is None:
+    def _judge(self, judged: tuple[bool, bool], loc: str) -> str | None:
+        """Count ``loc`` as robots.txt disallows it (for the agent, for "*"), the rule of the
+        first found; ROBOTS when it is left out."""
+        agent, anyone = judged
+        if not (agent or anyone):
             return None
-        self._disallowed[0].add(loc, agent)
-        return ROBOTS if self._obey else None  # (a drop: the caller counts it)
+        first = [said and d.add(loc) for d, said in zip(self._disallowed, judged, strict=True)]
+        if any(first):  # the rule is found for the first alone (it costs a second match)
+            assert self._robots is not None
+            rules = self._robots.rules(loc)
+            for disallowed, is_first, rule in zip(self._disallowed, first, rules, strict=True):
+                if is_first:
+                    disallowed.rule = rule or ""
+        return ROBOTS if agent and self._obey else None  # (a drop: the caller counts it)
 
     def _write(self, run: Any, room: int, out: list[Event]) -> int:
         """A compiled run (``_native.Entries``) as lines onto ``out``; returns the entries
-        passed. An entry the scope's fast test cannot pass is an ``Entry`` again for the
-        usual check, and once ``room`` is spent the rest are, for the budget's cut."""
+        passed. An entry robots.txt disallows (ReaderConfig.robots: the crate's gate knows
+        no robots.txt) is an ``Entry`` again for the usual check, the runs between them
+        written by the crate."""
+        end, entries = len(run), 0
+        start = 0
+        for skip in (*self._robots_skips(run), end):
+            entries += self._write_span(run, start, skip, room - entries, out)
+            start = skip + 1
+        return entries
+
+    def _robots_skips(self, run: Any) -> list[int]:
+        """Where in ``run`` an entry in scope is left out as robots.txt disallows it (and
+        counted, as every entry in scope it disallows for the agent or "*" is); one the
+        scope's fast test cannot pass is judged, scope first, by the usual check."""
+        robots = self._robots
+        if robots is None or robots.all_allowed():
+            return []
+        locs = run.locs()
+        fast = self._filter.fast
+        skips = []
+        for i, judged in robots.stops(locs):
+            loc = locs[i]
+            if not fast(loc):
+                continue
+            robots.forget(loc)
+            if self._judge(judged, loc) is ROBOTS:
+                skips.append(i)
+                if ROBOTS in self.dropped:
+                    self.dropped[ROBOTS] += 1
+                else:
+                    self.dropped[ROBOTS] = 1
+                    self.dropped_examples[ROBOTS] = loc
+        return skips
+
+    def _write_span(self, run: Any, start: int, stop: int, room: int, out: list[Event]) -> int:
+        """``run[start:stop]`` as :meth:`_write` writes it; returns the entries passed. An
+        entry the scope's fast test cannot pass is an ``Entry`` again for the usual check,
+        and once ``room`` is spent the rest are, for the budget's cut."""
         plan = self._lines
         assert plan is not None
-        if self._robots is not None and not self._robots.all_allowed():
-            # The crate's gate knows no robots.txt: the run's records take the usual check.
-            more, passed = self._sort(run.objects(), room)
-            out.extend(more)
-            return passed
-        start, end, entries = 0, len(run), 0
-        while start < end:
+        entries = 0
+        while start < stop:
             if room - entries <= 0:
-                more, passed = self._sort(run.objects(start), 0)
+                more, passed = self._sort(run.objects(start, stop), 0)
                 out.extend(more)
                 return entries + passed
-            lines, start = write_run(plan, run, start, self._filter, room - entries)
+            # At most the span's entries: what passes is written up to ``stop``, no further.
+            cap = min(room - entries, stop - start)
+            lines, start = write_run(plan, run, start, self._filter, cap)
             if lines.in_scope:
                 out.append(cast(Event, lines))
                 entries += lines.in_scope
-            if start < end and room - entries > 0:  # only the full check can tell
+            if start < stop and room - entries > 0:  # only the full check can tell
                 more, passed = self._sort(run.objects(start, start + 1), 0)
                 out.extend(more)
                 entries += passed
@@ -502,7 +540,7 @@ class SitemapBody:
         ]
         problems = [p for p in said if p is not None]
         if status in (Status.OK, Status.PARTIAL) and self.job.kind is not JobKind.LOCAL:
-            problems += sitemap_problems(url, self._robots.judge(url))
+            problems += sitemap_problems(url, self._robots.rules(url))
         return problems
 
     def _refuse(self, refusal: Refusal) -> None:

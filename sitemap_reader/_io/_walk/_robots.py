@@ -4,6 +4,9 @@ what they disallowed."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
 from dataclasses import dataclass, field
 
 from ..._base._models import Problem, ProblemKind
@@ -29,6 +32,40 @@ NO_RULES = Rulings(ALLOW_ALL, ALLOW_ALL)
 CLOSED = Rulings(DISALLOW_ALL, DISALLOW_ALL)
 
 
+# The batch test (RobotsFilter.stops) quotes the paths of many URLs at once as Protego quotes
+# one (``quote(path, safe="/%=")`` of a path with no "%"): each ASCII character it would
+# escape, escaped ("\n" kept: it separates the paths).
+_UNSAFE = re.compile(r"[^\nA-Za-z0-9_.~/%=-]")
+_ESCAPES = {chr(c): f"%{c:02X}" for c in range(128)}
+# What Protego normalises otherwise: an escape to decode ("%"), a fragment it cuts ("#"), a
+# character urlsplit drops or that is not ASCII; and a path that starts "//" (read as an
+# authority). Their URLs are judged one by one.
+_ODD = re.compile(r"[%#\t\r\x80-\U0010ffff]")
+_AUTHORITY = re.compile(r"(?m)^//")
+
+
+def batch_test(rulings: Rulings) -> re.Pattern[str] | None:
+    """A regex that, run over many quoted paths each after a newline, matches at the newline
+    before every path that some Disallow rule of ``rulings`` may match: the lines to judge one by
+    one; a line it passes over is allowed. It is Protego's match (a prefix, "*" any run of
+    characters, a final "$" the end) written as one regex. None when a rule is not written
+    as a path (the URLs are judged one by one)."""
+    patterns = []
+    for rules in {id(r): r for r in (rulings.agent, rulings.anyone)}.values():
+        for rule in [] if rules.group is None else rules.group._rules:
+            pattern: str = rule.value._pattern
+            if not pattern.startswith(("/", "*")):
+                return None
+            if rule.field == "disallow":
+                anchored = pattern.endswith("$")
+                body = pattern[:-1] if anchored else pattern
+                regex = ".*".join(map(re.escape, body.split("*")))
+                patterns.append(regex + ("$" if anchored else ""))
+    # Run over the paths each after a newline: a literal first, which the regex engine looks
+    # for before it tries the rest ("^" in multiline mode would try every position).
+    return re.compile(f"(?m)\n(?:{'|'.join(patterns) or '(?!)'})")
+
+
 @dataclass
 class RobotsBook:
     """The rules of every origin whose robots.txt the walk read, by origin
@@ -36,6 +73,7 @@ class RobotsBook:
     had no robots.txt read: its URLs are kept."""
 
     rules: dict[str, Rulings] = field(default_factory=dict)
+    batches: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
 
     def read(self, origin: str, body: bytes, user_agent: str) -> None:
         agent, anyone = RobotsRules.parse_both(body, user_agent)
@@ -44,6 +82,8 @@ class RobotsBook:
     def add(self, origin: str, rulings: Rulings) -> None:
         if origin:
             self.rules[origin] = rulings
+            closed = rulings.agent.closed or rulings.anyone.closed
+            self.batches[origin] = None if closed else batch_test(rulings)
 
     def for_origin(self, origin: str) -> Rulings:
         return self.rules.get(origin, NO_RULES)
@@ -54,27 +94,97 @@ class RobotsFilter:
     a prefix test on the last origin seen (a sitemap lists one site's URLs) and by
     ``origin_of`` when it fails."""
 
-    __slots__ = ("_book", "_prefix", "_rulings")
+    __slots__ = ("_book", "_known", "_prefix", "_rulings")
 
     def __init__(self, book: RobotsBook) -> None:
         self._book = book
         self._prefix = "\0"  # starts no URL
         self._rulings = NO_RULES
+        # What ``stops`` judged of the URLs it found disallowed, for ``judge`` to take when
+        # their entries are checked one by one next (each is matched once).
+        self._known: dict[str, tuple[bool, bool]] = {}
 
-    def judge(self, url: str) -> tuple[str | None, str | None]:
-        """The rule that disallows ``url`` for the agent, and the one for ``*`` when another
-        group decides for the agent (else None): None where it is allowed."""
+    def judge(self, url: str) -> tuple[bool, bool]:
+        """Whether robots.txt disallows ``url`` for the agent, and for ``*`` when another
+        group decides for the agent (else False)."""
+        known = self._known.pop(url, None) if self._known else None
+        if known is not None:
+            return known
         if not url.startswith(self._prefix):
             origin = origin_of(url)
             self._prefix = origin + "/" if origin else "\0"
             self._rulings = self._book.for_origin(origin)
         rulings = self._rulings
         if rulings is NO_RULES:
-            return None, None
-        agent = rulings.agent.check(url)
+            return False, False
+        agent = rulings.agent.disallows(url)
         if rulings.anyone is rulings.agent:
-            return agent, None
-        return agent, rulings.anyone.check(url)
+            return agent, False
+        return agent, rulings.anyone.disallows(url)
+
+    def rules(self, url: str) -> tuple[str | None, str | None]:
+        """The rules ``judge`` found ``url`` disallowed by (None where it is allowed)."""
+        agent, anyone = self.judge(url)
+        rulings = self._rulings
+        return (
+            rulings.agent.rule_for(url) if agent else None,
+            rulings.anyone.rule_for(url) if anyone else None,
+        )
+
+    def stops(self, locs: list[str]) -> list[tuple[int, tuple[bool, bool]]]:
+        """The indexes of ``locs`` that robots.txt disallows, with what ``judge`` says, found
+        for a sitemap's run of URLs on one origin by one regex over their joined text, and
+        one by one otherwise (or for the lines it cannot pass)."""
+        self._known.clear()  # (those of the last run were taken, or their entries dropped)
+        if not locs:
+            return []
+        judge = self.judge
+        judge(locs[0])  # the first's origin is the one tried for all
+        prefix = self._prefix
+        origin = prefix[:-1]
+        test = self._book.batches.get(origin)
+        joined = "\n".join(locs)
+        gaps = len(locs) - 1
+        same = (  # every line is one of locs, and on the first one's origin
+            joined.count("\n") == gaps
+            and joined.count("\n" + prefix) == gaps
+            and joined.startswith(prefix)
+        )
+        if same and self._rulings is NO_RULES:
+            return []
+        if not same or test is None:
+            return [(i, judged) for i, loc in enumerate(locs) if any(judged := judge(loc))]
+        # The paths, quoted as Protego quotes them: those the regex flags are judged, and
+        # those it would quote otherwise; every other is allowed.
+        cut = len(origin)
+        paths = "\n".join([loc[cut:] for loc in locs])
+        starts = list(itertools.accumulate((len(loc) - cut + 1 for loc in locs), initial=0))
+        # (a match's line: the last line start at or before it)
+        flagged = {bisect.bisect_right(starts, m.start()) - 1 for m in _ODD.finditer(paths)}
+        if "//" in paths:
+            flagged.update(
+                bisect.bisect_left(starts, m.start()) for m in _AUTHORITY.finditer(paths)
+            )
+        quoted = _UNSAFE.sub(lambda m: _ESCAPES.get(m[0], m[0]), paths)
+        if len(quoted) != len(paths):  # some were quoted: the lines start elsewhere now
+            starts = list(
+                itertools.accumulate((len(line) + 1 for line in quoted.split("\n")), initial=0)
+            )
+        # (in "\n" + quoted, the newline before a line is where the line starts in quoted)
+        flagged.update(bisect.bisect_left(starts, m.start()) for m in test.finditer("\n" + quoted))
+        found = []
+        known = self._known
+        for i in sorted(flagged):
+            loc = locs[i]
+            judged = judge(loc)
+            if any(judged):
+                found.append((i, judged))
+                known[loc] = judged
+        return found
+
+    def forget(self, url: str) -> None:
+        """``url``'s entry was counted from what ``stops`` said: no check takes it."""
+        self._known.pop(url, None)
 
     def all_allowed(self) -> bool:
         """True when no rule in the book disallows any URL (the usual case: a robots.txt
@@ -90,10 +200,12 @@ class Disallowed:
     first: str = ""
     rule: str = ""
 
-    def add(self, url: str, rule: str) -> None:
-        if not self.count:
-            self.first, self.rule = url, rule
+    def add(self, url: str) -> bool:
+        """Count ``url``; True when it is the first (give its :attr:`rule`)."""
         self.count += 1
+        if self.count == 1:
+            self.first = url
+        return self.count == 1
 
     def problem(self, sitemap: str, what: str) -> Problem | None:
         if not self.count:
