@@ -44,26 +44,41 @@ _ODD = re.compile(r"[%#\t\r\x80-\U0010ffff]")
 _AUTHORITY = re.compile(r"(?m)^//")
 
 
-def batch_test(rulings: Rulings) -> re.Pattern[str] | None:
-    """A regex that, run over many quoted paths each after a newline, matches at the newline
-    before every path that some Disallow rule of ``rulings`` may match: the lines to judge one by
-    one; a line it passes over is allowed. It is Protego's match (a prefix, "*" any run of
-    characters, a final "$" the end) written as one regex. None when a rule is not written
-    as a path (the URLs are judged one by one)."""
-    patterns = []
-    for rules in {id(r): r for r in (rulings.agent, rulings.anyone)}.values():
+@dataclass(frozen=True, slots=True)
+class BatchTest:
+    """One group's rules as two regexes over many quoted paths, each after a newline: they
+    match at the newline before every path that some Disallow (``disallow``) or some Allow
+    (``allow``) rule matches. Each is Protego's match (a prefix, "*" any run of characters,
+    a final "$" the end) written as one pattern. A path only a Disallow matches is
+    disallowed, one that both match is judged by Protego, one no Disallow matches allowed."""
+
+    rules: RobotsRules
+    disallow: re.Pattern[str]
+    allow: re.Pattern[str]
+
+
+def batch_tests(rulings: Rulings) -> tuple[BatchTest, ...] | None:
+    """The batch tests of the agent's group and, when it is another, of ``*``'s; None when
+    a rule is not written as a path (the URLs are judged one by one)."""
+    tests = []
+    for rules in (rulings.agent, rulings.anyone)[: 1 if rulings.anyone is rulings.agent else 2]:
+        patterns: dict[str, list[str]] = {"allow": [], "disallow": []}
         for rule in [] if rules.group is None else rules.group._rules:
             pattern: str = rule.value._pattern
             if not pattern.startswith(("/", "*")):
                 return None
-            if rule.field == "disallow":
-                anchored = pattern.endswith("$")
-                body = pattern[:-1] if anchored else pattern
-                regex = ".*".join(map(re.escape, body.split("*")))
-                patterns.append(regex + ("$" if anchored else ""))
-    # Run over the paths each after a newline: a literal first, which the regex engine looks
-    # for before it tries the rest ("^" in multiline mode would try every position).
-    return re.compile(f"(?m)\n(?:{'|'.join(patterns) or '(?!)'})")
+            anchored = pattern.endswith("$")
+            body = pattern[:-1] if anchored else pattern
+            regex = ".*".join(map(re.escape, body.split("*")))
+            patterns[rule.field].append(regex + ("$" if anchored else ""))
+        # A newline first: a literal, which the regex engine looks for before it tries the
+        # rest ("^" in multiline mode would try every position).
+        disallow, allow = (
+            re.compile(f"(?m)\n(?:{'|'.join(patterns[field]) or '(?!)'})")
+            for field in ("disallow", "allow")
+        )
+        tests.append(BatchTest(rules, disallow, allow))
+    return tuple(tests)
 
 
 @dataclass
@@ -73,7 +88,7 @@ class RobotsBook:
     had no robots.txt read: its URLs are kept."""
 
     rules: dict[str, Rulings] = field(default_factory=dict)
-    batches: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
+    batches: dict[str, tuple[BatchTest, ...] | None] = field(default_factory=dict)
 
     def read(self, origin: str, body: bytes, user_agent: str) -> None:
         agent, anyone = RobotsRules.parse_both(body, user_agent)
@@ -83,7 +98,7 @@ class RobotsBook:
         if origin:
             self.rules[origin] = rulings
             closed = rulings.agent.closed or rulings.anyone.closed
-            self.batches[origin] = None if closed else batch_test(rulings)
+            self.batches[origin] = None if closed else batch_tests(rulings)
 
     def for_origin(self, origin: str) -> Rulings:
         return self.rules.get(origin, NO_RULES)
@@ -142,7 +157,7 @@ class RobotsFilter:
         judge(locs[0])  # the first's origin is the one tried for all
         prefix = self._prefix
         origin = prefix[:-1]
-        test = self._book.batches.get(origin)
+        tests = self._book.batches.get(origin)
         joined = "\n".join(locs)
         gaps = len(locs) - 1
         same = (  # every line is one of locs, and on the first one's origin
@@ -152,31 +167,37 @@ class RobotsFilter:
         )
         if same and self._rulings is NO_RULES:
             return []
-        if not same or test is None:
+        if not same or tests is None:
             return [(i, judged) for i, loc in enumerate(locs) if any(judged := judge(loc))]
-        # The paths, quoted as Protego quotes them: those the regex flags are judged, and
-        # those it would quote otherwise; every other is allowed.
+        # The paths, quoted as Protego quotes them: the regexes judge them, but those it
+        # would quote otherwise (odd), judged one by one.
         cut = len(origin)
         paths = "\n".join([loc[cut:] for loc in locs])
         starts = list(itertools.accumulate((len(loc) - cut + 1 for loc in locs), initial=0))
         # (a match's line: the last line start at or before it)
-        flagged = {bisect.bisect_right(starts, m.start()) - 1 for m in _ODD.finditer(paths)}
+        odd = {bisect.bisect_right(starts, m.start()) - 1 for m in _ODD.finditer(paths)}
         if "//" in paths:
-            flagged.update(
-                bisect.bisect_left(starts, m.start()) for m in _AUTHORITY.finditer(paths)
-            )
-        quoted = _UNSAFE.sub(lambda m: _ESCAPES.get(m[0], m[0]), paths)
-        if len(quoted) != len(paths):  # some were quoted: the lines start elsewhere now
+            odd.update(bisect.bisect_left(starts, m.start()) for m in _AUTHORITY.finditer(paths))
+        quoted = "\n" + _UNSAFE.sub(lambda m: _ESCAPES.get(m[0], m[0]), paths)
+        if len(quoted) != len(paths) + 1:  # some were quoted: the lines start elsewhere now
             starts = list(
-                itertools.accumulate((len(line) + 1 for line in quoted.split("\n")), initial=0)
+                itertools.accumulate((len(line) + 1 for line in quoted[1:].split("\n")), initial=0)
             )
-        # (in "\n" + quoted, the newline before a line is where the line starts in quoted)
-        flagged.update(bisect.bisect_left(starts, m.start()) for m in test.finditer("\n" + quoted))
+        # (in quoted, the newline before a line is where the line starts in the paths)
+        verdicts: dict[int, list[bool]] = {}
+        for g, test in enumerate(tests):
+            allowed = {bisect.bisect_left(starts, m.start()) for m in test.allow.finditer(quoted)}
+            for m in test.disallow.finditer(quoted):
+                i = bisect.bisect_left(starts, m.start())
+                if i in odd:
+                    continue
+                said = verdicts.setdefault(i, [False, False])
+                said[g] = i not in allowed or test.rules.disallows(locs[i])
         found = []
         known = self._known
-        for i in sorted(flagged):
+        for i in sorted(odd.union(verdicts)):
             loc = locs[i]
-            judged = judge(loc)
+            judged = judge(loc) if i in odd else (verdicts[i][0], verdicts[i][1])
             if any(judged):
                 found.append((i, judged))
                 known[loc] = judged
