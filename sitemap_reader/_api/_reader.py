@@ -23,6 +23,7 @@ from .._io._state._incremental import feed_store
 from .._io._state._lock import RunLock, hold
 from .._io._state._store import StateStore, file_of, open_store
 from .._io._walk._lines import LineMaker
+from .._io._walk._robots import RobotsBook, RobotsFilter
 from .._io._walk._walker import Walk
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ class SitemapReader:
         self._guard: Guard | None = None
         self._walks: set[Walk] = set()  # the runs started and not over yet
         self._last_fetcher: LazyFetcher | None = None  # the last walk's: check_sample's too
+        self._last_walk: Walk | None = None  # its robots.txt rules: check_sample's too
         self.progress = Progress()
 
     async def __aenter__(self) -> Self:
@@ -218,6 +220,7 @@ class SitemapReader:
             leaves=leaves,
             lines=lines,
         )
+        self._last_walk = walk
         # Opened on an iterator's first step, so every walk here has started (or will now).
         self._walks = {w for w in self._walks if not w.closed}
         self._walks.add(walk)
@@ -355,7 +358,9 @@ class SitemapReader:
         pages"). :meth:`check` calls it after the walk; call it after feeding a checker
         yourself. The pages go through the last walk's fetcher: its pace (a Crawl-delay
         learned included), per-host bound, user agent and deadline. A page ``allowed``
-        refuses (robots.txt's verdict for the user agent) is counted, not fetched."""
+        refuses is counted, not fetched; by default that is the last walk's robots.txt
+        verdict for the user agent, when it read the rules (``ReaderConfig.robots`` obey or
+        report: the command line's ``check`` reads them unless ``--robots ignore``)."""
         from ._sample import fetch_answers
 
         if checker.reservoir is None:
@@ -365,6 +370,8 @@ class SitemapReader:
         fetcher = self._last_fetcher
         if fetcher is None:  # no walk ran on this reader: a fetcher of its own
             fetcher = LazyFetcher(lambda: self._fetcher(None, self.progress))
+        if allowed is None and self._last_walk is not None:
+            allowed = _robots_allowed(self._last_walk.robots)
         answers = await fetch_answers(
             fetcher,
             checker.reservoir.items,
@@ -373,6 +380,14 @@ class SitemapReader:
             allowed=allowed,
         )
         return checker.sampled(answers)
+
+
+def _robots_allowed(book: RobotsBook | None) -> Callable[[str], bool] | None:
+    """robots.txt's verdict for the reader's user agent, from the rules a walk read."""
+    if book is None:
+        return None
+    robots = RobotsFilter(book)
+    return lambda url: not robots.judge(url)[0]
 
 
 def _session(config: ReaderConfig, guard: Guard | None) -> aiohttp.ClientSession:

@@ -4,6 +4,7 @@ and by meta, canonicals by header and by tag)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping
 
@@ -17,7 +18,7 @@ from sitemap_reader._check._page import HeadReader, canonical_in_link, elsewhere
 from sitemap_reader._check._sample import PageAnswer, Reservoir, sample_findings, wilson
 from sitemap_reader._io._http._aiohttp import AiohttpResponse, AiohttpTransport
 from tests.support.check import NOW, loc, urls
-from tests.support.http_site import FAST, Handler, Served, redirect, serve, status, xml
+from tests.support.http_site import FAST, Handler, Served, redirect, serve, status, text, xml
 
 # -- Wilson's interval ---------------------------------------------------------------------
 
@@ -318,6 +319,39 @@ async def test_pages_robots_refuses_are_counted_not_fetched(aiohttp_server: Aioh
     assert s.count("/gone") == 0 and "S702" not in {f.code for f in found}
     assert checker.sample is not None
     assert (checker.sample.disallowed, checker.sample.asked) == (1, 10)
+
+
+@pytest.mark.parametrize("policy", [sr.RobotsPolicy.REPORT, sr.RobotsPolicy.OBEY])
+async def test_the_walks_robots_rules_keep_pages_from_the_sample(
+    aiohttp_server: AiohttpServer, policy: sr.RobotsPolicy
+) -> None:
+    """Without ``allowed``, the robots.txt rules the walk read decide: the pages it
+    disallows for the user agent are counted, not fetched; a page only another group's
+    rules refuse is fetched."""
+    s = await serve(aiohttp_server)
+    site(s)
+    s.add(
+        "/robots.txt",
+        text(
+            "User-agent: othercrawler\nDisallow: /broken\n\n"
+            "User-agent: *\nDisallow: /gone\nDisallow: /hidden-*$\n\n"
+            f"Sitemap: {s.a('/sitemap.xml')}\n"
+        ),
+    )
+    config = dataclasses.replace(FAST, robots=policy)
+    checker = sr.Checker(sr.CheckOptions(now=NOW, sample=50))
+    async with sr.SitemapReader(config) as reader:
+        found = [f async for f in reader.check(s.a("/"), checker=checker)]
+    refused = ("/gone", "/hidden-header", "/hidden-meta")
+    assert [s.count(p) for p in refused] == [0, 0, 0]
+    assert s.count("/broken") > 0  # only othercrawler's group disallows it
+    assert checker.sample is not None
+    # 11 pages listed: report draws them all and counts 3 unasked; obey left those 3 out of
+    # the list before the draw.
+    expected = (3, 8) if policy is sr.RobotsPolicy.REPORT else (0, 8)
+    assert (checker.sample.disallowed, checker.sample.asked) == expected
+    counts = {f.code: f.count for f in found if f.code.startswith("S")}
+    assert "S702" not in counts and counts["S705"] == 1  # /both alone: the hidden pages unasked
 
 
 class GetOnly:

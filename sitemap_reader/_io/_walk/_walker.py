@@ -158,6 +158,12 @@ class Walk:
         """Whether the run is over (stopped, or its batches all taken)."""
         return self._stopped
 
+    @property
+    def robots(self) -> RobotsBook | None:
+        """The robots.txt rules the run read, by origin (``ReaderConfig.robots`` obey or
+        report), or None when it ignores them."""
+        return self._rules
+
     async def aclose(self) -> None:
         """Stop the run (idempotent): its workers are cancelled and waited for, so none
         uses the session or the state store afterwards; a consumer still waiting for a
