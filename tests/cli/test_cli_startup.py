@@ -38,6 +38,8 @@ _NETWORK = (
     "sitemap_reader._io._http._fetch",
 )
 _FEEDS = ("feedparser",)
+# Loaded only by a run that matches robots.txt rules (--robots obey or report).
+_ROBOTS = ("protego",)
 # Loaded only by a run with a state file (sqlite3, the spool of held-back bodies), by
 # ``--version`` and the report page (the metadata), by feeds' RFC 822 dates (email) or by
 # check (its codes).
@@ -95,6 +97,7 @@ def test_a_local_dump_loads_no_network_no_feed_reader_and_no_checks(
     assert "sitemap_reader._io._walk._walker" in modules  # the walk ran, in this process
     assert _loaded(modules, _NETWORK) == []
     assert _loaded(modules, _FEEDS) == []
+    assert _loaded(modules, _ROBOTS) == []
     assert _loaded(modules, _CHECKS) == []
     assert _loaded(modules, _ON_DEMAND) == []
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from protego import Protego
-
 from ._robots import product_token
 
 # What the problem names as the rule when the whole site is disallowed.
@@ -43,6 +41,10 @@ class RobotsRules:
     def parse_both(cls, body: bytes | str, user_agent: str) -> tuple[RobotsRules, RobotsRules]:
         """The rules for ``user_agent`` (as :meth:`parse`) and those for any crawler (``*``),
         from one parse."""
+        # Imported here, not at the top: every command loads this module (the walk's types),
+        # and only a run that reads robots.txt rules needs Protego (about 16 ms at start-up).
+        from protego import Protego
+
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         parser = Protego.parse(text)
         # Protego matches a group's token at a token boundary of the name it is given: the
