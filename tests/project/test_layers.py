@@ -70,7 +70,7 @@ EXTENSIONS = frozenset({"sitemap_reader._native"})
 def layer_of(module: str) -> str:
     """The layer of a module of the package, named as in ``BELOW``."""
     parts = module.split(".")[1:]
-    if not parts or parts[0] in ("dask", "scrapy"):
+    if not parts or parts[0] in ("dask", "dlt", "scrapy"):
         return "public"
     if parts[0] in ("_core", "_io") and len(parts) > 1 and f"{parts[0]}.{parts[1]}" in BELOW:
         return f"{parts[0]}.{parts[1]}"
