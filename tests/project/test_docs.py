@@ -52,7 +52,8 @@ def test_the_library_reference_names_every_public_name() -> None:
     documented = re.findall(r"^::: sitemap_reader\.(\w+)$", page, re.MULTILINE)
     assert len(documented) == len(set(documented))
     assert set(documented) == set(sitemap_reader.__all__) - {"__version__"}
-    assert re.findall(r"^::: sitemap_reader\.(dask|scrapy)\.", page, re.MULTILINE) == [
+    assert re.findall(r"^::: sitemap_reader\.(dask|dlt|scrapy)\.", page, re.MULTILINE) == [
         "dask",
+        "dlt",
         "scrapy",
     ]
