@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -48,6 +50,7 @@ from tests.support.http_site import (
     xml,
 )
 
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = dataclasses.replace(FAST, allow_private=False)  # the site named is trusted, as in use
 
 
@@ -310,3 +313,68 @@ def test_no_telemetry_leaves_the_machine(served: Served, tmp_path: Path) -> None
 
     _run(_pipeline(tmp_path), served.a("/nothing.xml"))
     assert anon_tracker._ANON_TRACKER_ENDPOINT is None
+
+
+def test_a_sitemap_that_fails_removes_nothing(served: Served, tmp_path: Path) -> None:
+    """A bad day on the site (a sitemap answering 500) is a problem row, and the table keeps
+    every URL that sitemap listed."""
+    site = Site(served)
+    pipeline = _pipeline(tmp_path)
+    _run(pipeline, [site.source])
+    before = _table(pipeline)
+    served.add("/s1.xml", status(500))
+
+    counts = _run(pipeline, [site.source])
+
+    assert "entries" not in counts and counts["problems"] == 1
+    assert _table(pipeline) == before
+
+
+def test_a_replacing_run_gets_a_failed_sitemap_back_next_time(
+    served: Served, tmp_path: Path
+) -> None:
+    """On a fresh machine the table is replaced by what was read: a sitemap failing then is
+    missing from it until the next run, which reads it, as docs/dlt.md says."""
+    site = Site(served)
+    _run(_pipeline(tmp_path), [site.source])
+    shutil.rmtree(tmp_path / "pipelines")
+    served.add("/s1.xml", status(500))
+
+    pipeline = _pipeline(tmp_path)
+    assert _run(pipeline, [site.source])["entries"] == 2
+    assert set(_table(pipeline)) == {served.a("/d"), served.a("/e")}
+
+    site.publish()  # /s1.xml is back
+    assert _run(pipeline, [site.source]) == {"entries": 3}
+    assert _table(pipeline) == site.rows()
+
+
+def test_the_docs_example_runs(served: Served, tmp_path: Path) -> None:
+    """docs/dlt.md's first example as written, on the loopback site, run as a script in a
+    temporary directory (dlt's default places: the working directory and DLT_DATA_DIR)."""
+    import duckdb
+
+    site = Site(served)
+    page = (ROOT / "docs" / "dlt.md").read_text(encoding="utf-8")
+    example = page.split("```python\n", 1)[1].split("```", 1)[0]
+    assert example.count("https://www.example.com/") == 1
+    script = tmp_path / "example.py"
+    script.write_text(example.replace("https://www.example.com/", site.source), encoding="utf-8")
+    env = {**os.environ, "DLT_DATA_DIR": str(tmp_path / "dlt"), "PYTHONPATH": str(ROOT)}
+
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "(5,)" in done.stdout  # the example's count of the entries
+    with duckdb.connect(str(tmp_path / "sitemaps.duckdb"), read_only=True) as db:
+        locs = db.execute("SELECT loc FROM crawl.entries").fetchall()
+    assert {loc for (loc,) in locs} == set(site.rows())
+    assert (tmp_path / "dlt" / "pipelines" / "sitemaps" / STATE_FILE).is_file()
