@@ -41,6 +41,7 @@ from . import (
     ScopePolicy,
     SitemapReader,
     SqliteStateStore,
+    StateError,
 )
 from ._api._sync import iterate_blocking
 
@@ -188,6 +189,14 @@ def _walk(names: tuple[str, ...], config: ReaderConfig, path: Path | None) -> It
     if path is None:
         path = Path(dlt.current.pipeline().working_dir) / STATE_FILE
     mark = _read_mark(path)
+    if mark is None and path.exists():
+        # Not a file this source made (another program's, or `dump --state`'s): a new feed
+        # would start by removing it, so it is refused and left as it is.
+        raise StateError(
+            f"the state file {path} has no {_mark_path(path).name} beside it, so this dlt "
+            "source did not make it: give sitemaps(state=...) a path of its own",
+            path=str(path),
+        )
     token = dlt_state.get(_TOKEN)
     extracted: int = dlt_state.get(_EXTRACTED, 0)
     if mark is None or mark.token != token or not path.exists():

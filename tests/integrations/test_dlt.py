@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - the test extra installs dlt
 
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from sitemap_reader import EntryChange, StateLocked, walk_sync
+from sitemap_reader import EntryChange, StateError, StateLocked, walk_sync
 from sitemap_reader.dlt import STATE_FILE, _Done, sitemaps
 from tests.support.http_site import (
     FAST,
@@ -115,6 +115,13 @@ def _table(pipeline: Any) -> dict[str, tuple[datetime | None, str]]:
     with pipeline.sql_client() as client:
         rows = client.execute_sql("SELECT loc, lastmod, sitemap FROM entries")
     return {loc: (lastmod and lastmod.astimezone(timezone.utc), sm) for loc, lastmod, sm in rows}
+
+
+def _causes(error: BaseException | None) -> Iterator[BaseException]:
+    """``error`` and the chain of exceptions that caused it (dlt wraps what a source raises)."""
+    while error is not None:
+        yield error
+        error = error.__cause__
 
 
 def _changes(pipeline: Any) -> dict[str, str]:
@@ -295,12 +302,7 @@ def test_a_state_file_in_use_stops_the_run(served: Served, tmp_path: Path) -> No
         next(holder)
         with pytest.raises(PipelineStepFailed) as failed:
             _run(pipeline, [site.source], state=state)
-        causes: list[BaseException] = []
-        cause: BaseException | None = failed.value
-        while cause is not None:
-            causes.append(cause)
-            cause = cause.__cause__
-        locked = [c for c in causes if isinstance(c, StateLocked)]
+        locked = [c for c in _causes(failed.value) if isinstance(c, StateLocked)]
         assert len(locked) == 1 and Path(locked[0].path) == state
     finally:
         gate.set()
@@ -378,3 +380,22 @@ def test_the_docs_example_runs(served: Served, tmp_path: Path) -> None:
         locs = db.execute("SELECT loc FROM crawl.entries").fetchall()
     assert {loc for (loc,) in locs} == set(site.rows())
     assert (tmp_path / "dlt" / "pipelines" / "sitemaps" / STATE_FILE).is_file()
+
+
+def test_a_state_file_it_did_not_make_is_refused_and_kept(served: Served, tmp_path: Path) -> None:
+    """A state file of `dump --state` (or any other program) named by ``state=`` is not
+    taken over: a new feed would start by removing it."""
+    site = Site(served)
+    state = tmp_path / "cli.sqlite"
+    for _ in walk_sync(site.source, config=CONFIG, state=state):
+        pass
+    before = state.read_bytes()
+    pipeline = _pipeline(tmp_path)
+
+    with pytest.raises(PipelineStepFailed) as failed:
+        _run(pipeline, [site.source], state=state)
+
+    refused = [c for c in _causes(failed.value) if isinstance(c, StateError)]
+    assert len(refused) == 1 and Path(refused[0].path) == state
+    assert "cli.sqlite.dlt.json" in str(refused[0])
+    assert state.read_bytes() == before
