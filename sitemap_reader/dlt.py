@@ -215,8 +215,8 @@ def _walk(names: tuple[str, ...], config: ReaderConfig, path: Path | None) -> It
     # The pending feed is exactly what dlt extracted only if the run that handed it out is
     # the one dlt committed; otherwise it is handed out again (merging twice is harmless).
     acknowledge = mark is not None and mark.peeked == extracted > 0
-    run = extracted + 1
     _write_mark(path, _Mark(token, None))  # the walk below adds to the pending feed
+    handed = False  # whether the walk handed a change out
 
     async def batches() -> AsyncGenerator[list[Any], None]:
         store = SqliteStateStore(path)
@@ -229,7 +229,12 @@ def _walk(names: tuple[str, ...], config: ReaderConfig, path: Path | None) -> It
         finally:
             store.close()
 
-    yield from iterate_blocking(batches)
+    for batch in iterate_blocking(batches):
+        handed = handed or any(isinstance(event, EntryChange) for event in batch)
+        yield batch
+    # A run that handed nothing out leaves nothing to acknowledge, and keeps the number of
+    # the last: dlt's state stays as it was, so an unchanged site loads no row at all.
+    run = extracted + 1 if handed else extracted
     _write_mark(path, _Mark(token, run))
     yield _Done(run)
 

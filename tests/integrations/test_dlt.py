@@ -153,6 +153,7 @@ def test_loads_the_site_then_only_its_changes_then_nothing(served: Served, tmp_p
     }
 
     assert _run(pipeline, [site.source]) == {}  # unchanged: no row loaded
+    assert pipeline.last_trace.last_normalize_info.row_counts == {}  # dlt's state neither
     assert _table(pipeline) == site.rows()
     # The state file is the pipeline's, beside dlt's own files.
     assert (Path(pipeline.working_dir) / STATE_FILE).is_file()
