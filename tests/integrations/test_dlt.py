@@ -107,7 +107,8 @@ def _run(pipeline: Any, *args: Any, **kwargs: Any) -> dict[str, int]:
     """One load of ``sitemaps(*args)``; the rows it loaded per table."""
     kwargs.setdefault("config", CONFIG)
     pipeline.run(sitemaps(*args, **kwargs))
-    counts = pipeline.last_trace.last_normalize_info.row_counts
+    normalized = pipeline.last_trace.last_normalize_info  # None: a run that only loaded
+    counts = {} if normalized is None else normalized.row_counts
     return {table: n for table, n in counts.items() if not table.startswith("_dlt")}
 
 
@@ -400,3 +401,29 @@ def test_a_state_file_it_did_not_make_is_refused_and_kept(served: Served, tmp_pa
     assert len(refused) == 1 and Path(refused[0].path) == state
     assert "cli.sqlite.dlt.json" in str(refused[0])
     assert state.read_bytes() == before
+
+
+# dlt says so with logging's deprecated Logger.warn.
+@pytest.mark.filterwarnings("ignore:The 'warn' method is deprecated:DeprecationWarning")
+def test_a_package_not_loaded_yet_is_loaded_by_the_next_run(served: Served, tmp_path: Path) -> None:
+    """A run stopped after dlt extracted its rows and before it loaded them (a crash, a
+    destination down): dlt's next run loads that package and reads nothing; the run after
+    reads the site again, the feed given up, and loads only what changed since."""
+    site = Site(served)
+    pipeline = _pipeline(tmp_path)
+    _run(pipeline, [site.source])
+    del site.maps["/s1.xml"]["/b"]
+    site.maps["/s2.xml"]["/f"] = "2026-02-03"
+    site.publish()
+    pipeline.extract(sitemaps([site.source], config=CONFIG))
+    pipeline.normalize()  # the package waits here, not loaded
+    reads = served.count("/s1.xml")
+
+    assert _run(pipeline, [site.source]) == {}  # nothing normalized: the package is loaded
+    assert served.count("/s1.xml") == reads  # and the site not read
+    assert _table(pipeline) == site.rows()
+
+    site.maps["/s2.xml"]["/d"] = "2026-03-01"
+    site.publish()
+    assert _run(pipeline, [site.source]) == {"entries": 1}
+    assert _table(pipeline) == site.rows()
