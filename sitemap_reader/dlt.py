@@ -14,7 +14,7 @@ table. ``problems``: what went wrong on the way (:class:`~sitemap_reader.Problem
 
 The feed's state is a SQLite state file beside the pipeline (in its working directory, or
 ``state=``); dlt's own state, which lives in the destination, keeps a token naming that file
-and whether its last feed was loaded. A file that is missing or is not the one the
+and the run whose feed dlt extracted. A file that is missing or is not the one the
 destination knows (a fresh machine, a dropped pipeline) starts a new feed, and that run
 replaces the table instead of merging into it. Needs dlt (``pip install
 'sitemap-reader[dlt]'``); ``import sitemap_reader`` never imports it.
@@ -193,8 +193,8 @@ def _walk(names: tuple[str, ...], config: ReaderConfig, path: Path | None) -> It
         # Not a file this source made (another program's, or `dump --state`'s): a new feed
         # would start by removing it, so it is refused and left as it is.
         raise StateError(
-            f"the state file {path} has no {_mark_path(path).name} beside it, so this dlt "
-            "source did not make it: give sitemaps(state=...) a path of its own",
+            f"the state file {path} has no readable {_mark_path(path).name} beside it, so "
+            "this dlt source did not make it: give sitemaps(state=...) a path of its own",
             path=str(path),
         )
     token = dlt_state.get(_TOKEN)
