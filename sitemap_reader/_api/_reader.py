@@ -8,10 +8,11 @@ import enum
 import os
 import time
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, cast
 
-from .._base._config import DEFAULT_CONFIG, ReaderConfig
+from .._base._config import CHECK_ROBOTS, DEFAULT_CONFIG, ReaderConfig, RobotsPolicy
 from .._base._lines import Lines
 from .._base._models import Entry, Event
 from .._base._run import Batch, Progress
@@ -190,6 +191,7 @@ class SitemapReader:
         defer_leaves: bool = False,
         leaves: tuple[Leaf, ...] = (),
         lines: LineMaker | None = None,
+        robots: RobotsPolicy | None = None,
     ) -> Walk:
         if self._state is not _State.OPENED:
             raise RuntimeError("use the reader inside 'async with SitemapReader(...) as reader:'")
@@ -210,9 +212,12 @@ class SitemapReader:
                 if isinstance(source, str) and is_url(source):
                     self._guard.trust(source)
         fetcher = self._last_fetcher = LazyFetcher(lambda: self._fetcher(ends, progress))
+        config = self.config
+        if config.robots is None and robots is not None:  # the caller set no policy
+            config = replace(config, robots=robots)
         walk = Walk(
             fetcher,
-            self.config,
+            config,
             sources,
             progress=progress,
             store=self._store,
@@ -334,12 +339,19 @@ class SitemapReader:
         """What is wrong with the sources' sitemaps, as :class:`Finding` records (see
         docs/check.md): each as soon as it is known, those that need the whole run
         (duplicates across sitemaps, hreflang reciprocity) at the end. Pass a
-        :class:`Checker` to set its options and keep what it gathered for a report."""
+        :class:`Checker` to set its options and keep what it gathered for a report.
+
+        robots.txt's rules are read and reported (``RobotsPolicy.REPORT``, R108 to R110)
+        unless ``ReaderConfig.robots`` sets a policy, as the command line's ``check`` does
+        unless ``--robots`` is given."""
         if checker is None:
             from .._check._checker import Checker
 
             checker = Checker()
-        async with contextlib.aclosing(self.walk_batches(*sources)) as batches:
+        # robots.txt's rules are read unless the config says otherwise (ReaderConfig.robots
+        # None: CHECK_ROBOTS), as the command line's check reads them.
+        walk = self._open_walk(sources, robots=CHECK_ROBOTS)
+        async with contextlib.aclosing(walk.batches()) as batches:
             async for batch in batches:
                 for found in checker.feed(batch):
                     yield found

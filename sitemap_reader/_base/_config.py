@@ -37,6 +37,12 @@ class RobotsPolicy(str, enum.Enum):
         return self.value
 
 
+# What ``ReaderConfig.robots`` None means: for a walk, and for ``check`` (the library's and
+# the command line's alike), where what robots.txt disallows is a finding (R108, R109).
+WALK_ROBOTS = RobotsPolicy.IGNORE
+CHECK_ROBOTS = RobotsPolicy.REPORT
+
+
 class ScopePolicy(str, enum.Enum):
     """Which page URLs a sitemap may vouch for (docs/configuration.md, "Which URLs are kept")."""
 
@@ -262,8 +268,10 @@ class ReaderConfig:
     pace: Pace = field(default_factory=Pace)
     scope: ScopePolicy = ScopePolicy.STRICT
     # OBEY: page URLs the site's robots.txt disallows for ``user_agent`` are left out,
-    # counted by the word "robots" (SitemapVisited.dropped) and said in a problem.
-    robots: RobotsPolicy = RobotsPolicy.IGNORE
+    # counted by the word "robots" (SitemapVisited.dropped) and said in a problem, and a
+    # sitemap whose own URL it disallows is not fetched. None: the default of what runs,
+    # IGNORE for a walk, REPORT for ``SitemapReader.check`` (as for the command line's).
+    robots: RobotsPolicy | None = None
     user_agent: str = DEFAULT_USER_AGENT
     # Paths tried when robots.txt names no sitemap; () turns the probing off.
     well_known_paths: tuple[str, ...] = WELL_KNOWN_PATHS
@@ -317,7 +325,7 @@ class ReaderConfig:
             raise ValueError("ReaderConfig.parse_threads must be None (auto), 0 or more")
         if not isinstance(self.scope, ScopePolicy):
             object.__setattr__(self, "scope", ScopePolicy(self.scope))
-        if not isinstance(self.robots, RobotsPolicy):
+        if self.robots is not None and not isinstance(self.robots, RobotsPolicy):
             object.__setattr__(self, "robots", RobotsPolicy(self.robots))
         if not self.user_agent.strip():
             raise ValueError("ReaderConfig.user_agent must not be empty")

@@ -242,9 +242,11 @@ class ProblemKind(str, enum.Enum):
     NO_SITEMAP = "no-sitemap"
     OUT_OF_SCOPE = "out-of-scope"
     # Page URLs robots.txt disallows (ReaderConfig.robots): left out when obeyed, else
-    # counted; and a sitemap whose own URL it disallows.
+    # counted; a sitemap whose own URL it disallows (not fetched when obeyed); and a
+    # sitemap given directly that it does not name while it names others.
     ROBOTS_DISALLOWED = "robots-disallowed"
     ROBOTS_DISALLOWED_SITEMAP = "robots-disallowed-sitemap"
+    SITEMAP_NOT_IN_ROBOTS = "sitemap-not-in-robots"
     TOO_DEEP = "too-deep"
     CYCLE = "cycle"
     DUPLICATE = "duplicate"

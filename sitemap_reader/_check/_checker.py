@@ -86,6 +86,7 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.OUT_OF_SCOPE: "child-out-of-scope",
     ProblemKind.ROBOTS_DISALLOWED: "robots-disallowed-url",
     ProblemKind.ROBOTS_DISALLOWED_SITEMAP: "robots-disallowed-sitemap",
+    ProblemKind.SITEMAP_NOT_IN_ROBOTS: "sitemap-not-in-robots",
     ProblemKind.TOO_DEEP: "too-deep",
     ProblemKind.CYCLE: "cycle",
     ProblemKind.DUPLICATE: "sitemap-named-twice",

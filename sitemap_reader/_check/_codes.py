@@ -317,14 +317,17 @@ _DETAILS: dict[str, tuple[str, str]] = {
     "R109": (
         (
             "robots.txt disallows the URL of a sitemap it names or that is read: a crawler "
-            "that obeys robots.txt does not fetch the sitemap."
+            "that obeys robots.txt does not fetch the sitemap (with --robots obey, neither "
+            "does check: what it lists stays unknown)."
         ),
         "Disallow: /feeds/ and Sitemap: https://example.com/feeds/sitemap.xml",
     ),
     "R110": (
         (
             "A sitemap was found at a well-known path (/sitemap.xml, ...), but robots.txt names "
-            "no sitemap: crawlers that do not guess paths never find it."
+            "no sitemap: crawlers that do not guess paths never find it. Or a sitemap given "
+            "directly is not named by its site's robots.txt, which names others: crawlers find "
+            "it only if one of those indexes lists it."
         ),
         "robots.txt has no Sitemap: line; /sitemap.xml answers 200",
     ),

@@ -106,7 +106,9 @@ def register(commands: _options.Commands) -> None:
         shrink_guard=None,
         wait=None,
         recheck=None,
-        robots_default="report",  # what robots.txt disallows is a finding (R108, R109)
+        # What robots.txt disallows is a finding (R108 to R110): the library's check reads
+        # the rules the same way (ReaderConfig.robots None: _base._config.CHECK_ROBOTS).
+        robots_default="report",
     )
 
 

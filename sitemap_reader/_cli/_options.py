@@ -230,8 +230,10 @@ def add_reading_options(command: argparse.ArgumentParser) -> None:
         "--robots",
         choices=[p.value for p in sr.RobotsPolicy],
         help="obey: leave out the page URLs the site's robots.txt disallows for the user "
-        "agent (counted as 'robots'); report: keep them, and say how many it disallows "
-        "(check's default); ignore: keep them (the default of the other commands)",
+        "agent (counted as 'robots'), and do not fetch a sitemap it disallows; report: keep "
+        "and fetch them, and say what it disallows (check's default); ignore: keep them "
+        "(the default of the other commands). With obey or report, a sitemap given directly "
+        "has its site's robots.txt read too",
     )
     command.add_argument("--max-depth", type=natural, metavar="N", help="nested index depth (10)")
     command.add_argument(

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import ProblemKind, ReaderConfig, RobotsPolicy, ScopePolicy
+from sitemap_reader._base._config import CHECK_ROBOTS, WALK_ROBOTS
 from sitemap_reader._core._formats._robots_rules import RobotsRules
 from sitemap_reader._core._pure import PURE_ENV
 from sitemap_reader._io._walk._robots import RobotsBook, RobotsFilter
@@ -180,8 +181,10 @@ def test_tree_counts_by_the_agents_group(capsys: pytest.CaptureFixture[str]) -> 
         assert "1 dropped (1 robots)" in out + err and "30 dropped" not in out + err
 
 
-def test_the_default_is_ignore() -> None:
-    assert ReaderConfig().robots is RobotsPolicy.IGNORE
+def test_the_default_is_the_runs_own() -> None:
+    """None: a walk ignores robots.txt's rules, a check reports them (tests/check)."""
+    assert ReaderConfig().robots is None
+    assert (WALK_ROBOTS, CHECK_ROBOTS) == (RobotsPolicy.IGNORE, RobotsPolicy.REPORT)
     assert ReaderConfig(robots="obey").robots is RobotsPolicy.OBEY  # type: ignore[arg-type]
 
 

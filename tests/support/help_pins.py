@@ -61,9 +61,10 @@ options:
                         host: same host only; off: keep everything
   --robots {ignore,obey,report}
                         obey: leave out the page URLs the site's robots.txt disallows for the user
-                        agent (counted as 'robots'); report: keep them, and say how many it
-                        disallows (check's default); ignore: keep them (the default of the other
-                        commands)
+                        agent (counted as 'robots'), and do not fetch a sitemap it disallows;
+                        report: keep and fetch them, and say what it disallows (check's default);
+                        ignore: keep them (the default of the other commands). With obey or
+                        report, a sitemap given directly has its site's robots.txt read too
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
@@ -182,9 +183,10 @@ options:
                         host: same host only; off: keep everything
   --robots {ignore,obey,report}
                         obey: leave out the page URLs the site's robots.txt disallows for the user
-                        agent (counted as 'robots'); report: keep them, and say how many it
-                        disallows (check's default); ignore: keep them (the default of the other
-                        commands)
+                        agent (counted as 'robots'), and do not fetch a sitemap it disallows;
+                        report: keep and fetch them, and say what it disallows (check's default);
+                        ignore: keep them (the default of the other commands). With obey or
+                        report, a sitemap given directly has its site's robots.txt read too
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)
@@ -321,9 +323,10 @@ options:
                         host: same host only; off: keep everything
   --robots {ignore,obey,report}
                         obey: leave out the page URLs the site's robots.txt disallows for the user
-                        agent (counted as 'robots'); report: keep them, and say how many it
-                        disallows (check's default); ignore: keep them (the default of the other
-                        commands)
+                        agent (counted as 'robots'), and do not fetch a sitemap it disallows;
+                        report: keep and fetch them, and say what it disallows (check's default);
+                        ignore: keep them (the default of the other commands). With obey or
+                        report, a sitemap given directly has its site's robots.txt read too
   --max-depth N         nested index depth (10)
   --concurrency N       requests in flight, all hosts (16)
   --per-host N          requests in flight to one host (4)

@@ -24,9 +24,8 @@ from dataclasses import replace
 
 from yarl import URL
 
-from ..._base._config import ReaderConfig, RobotsPolicy
+from ..._base._config import WALK_ROBOTS, ReaderConfig, RobotsPolicy
 from ..._base._errors import HTTPStatusError
-from ..._base._log import logger as package_logger
 from ..._base._models import (
     Format,
     Problem,
@@ -37,7 +36,6 @@ from ..._base._models import (
 )
 from ..._base._run import Batch, Progress
 from ..._base._sources import is_url, source_name
-from ..._core._formats._robots import crawl_delay, sitemap_urls
 from ..._core._walk._jobs import Job, JobKind, Leaf, job_of, leaf_of
 from ..._core._walk._scope import origin_of
 from .._http._network import LazyFetcher, could_not_connect
@@ -48,14 +46,13 @@ from .._state._store import StateStore
 from ._body import BytesBody, Settings, SitemapBody, recorded
 from ._frontier import Frontier, Pushed, Refused
 from ._lines import LineMaker
-from ._local import ROBOTS_MAX_BYTES, LocalFiles
+from ._local import LocalFiles
 from ._outbox import Outbox
 from ._pool import ParsePool
 from ._reports import child_report, visited
-from ._robots import CLOSED, RobotsBook
+from ._robots import RobotsBook
+from ._robots_reads import RobotsGate, is_client_error
 from ._threads import ParseThreads, threads_for
-
-logger = package_logger(__name__)
 
 
 class Walk:
@@ -76,6 +73,8 @@ class Walk:
         leaves: Sequence[Leaf] = (),
         lines: LineMaker | None = None,
     ) -> None:
+        if config.robots is None:  # the caller set no policy: a walk's default
+            config = replace(config, robots=WALK_ROBOTS)
         self._fetcher = fetcher
         self._config = config
         self._progress = progress
@@ -87,6 +86,7 @@ class Walk:
         # ReaderConfig.robots obey or report: each robots.txt read adds its rules, for the
         # bodies.
         self._rules = None if config.robots is RobotsPolicy.IGNORE else RobotsBook()
+        self._gate = RobotsGate(fetcher, config, self._rules)
         self._settings = Settings(
             config=config,
             tracker=self._tracker,
@@ -180,6 +180,7 @@ class Walk:
             await self._pool.close()
         if self._threads is not None:  # after the tasks too: none is in a call
             self._threads.close()
+        self._gate.close()
 
     async def _close_when_done(self, workers: Sequence[asyncio.Future[None]]) -> None:
         try:
@@ -229,16 +230,16 @@ class Walk:
         if await self._refuse(job):
             return
         plan = self._plan(job)
-        body = BytesBody(ROBOTS_MAX_BYTES)
-        # A 304 brings no body to read the Crawl-delay from: asked unconditionally then.
+        # A 304 brings no body to read the Crawl-delay or the rules from: asked
+        # unconditionally then (and, with the rules, once a run: ``_robots_reads``).
         obey = self._config.pace.obey_crawl_delay
         headers = None if obey or self._rules is not None else plan.headers
-        result = await self._fetcher.get(job.url, body, headers=headers)
-        final = result.final_url or job.url
+        read = await self._gate.fetch(job.url, headers)
+        result, body, final = read.result, read.body, read.final
         error = result.error
         problems: list[Problem] = []
         refs: tuple[SitemapRef, ...] = ()
-        if error is not None and not _is_client_error(error):
+        if error is not None and not is_client_error(error):
             # -- RFC 9309 section 2.3.1.4: an unreachable robots.txt means complete disallow.
             # A connection that never opened is most likely a wrong address: said so, and
             # the robots.txt rule only where the server answered.
@@ -252,8 +253,6 @@ class Walk:
             else:
                 why = f"{error!s}: the site is not read further"
             problem = Problem(kind=ProblemKind.ROBOTS_UNAVAILABLE, url=job.url, message=why)
-            if self._rules is not None:  # its URLs, listed by another site's sitemaps
-                self._rules.add(origin_of(final), CLOSED)
             await self._outbox.emit([problem], root=job.root)
             await self._report_robots(job, Status.FAILED, final, result, problems=(problem,))
             return
@@ -261,14 +260,9 @@ class Walk:
         if error is None and plan.state is not None and result.status == 304:
             status, refs = Status.UNCHANGED, plan.state.children
             self._count_unchanged(plan.state, result)
-        elif error is None:
-            found = sitemap_urls(bytes(body.data), final)
-            refs, problems = found.refs, list(found.problems)
+        elif error is None and read.found is not None:
+            refs, problems = read.found.refs, list(read.found.problems)
             await self._outbox.emit(problems, root=job.root)
-            if obey:
-                self._obey_crawl_delay(job.url, bytes(body.data))
-            if self._rules is not None:
-                self._rules.read(origin_of(final), bytes(body.data), self._config.user_agent)
         if self._tracker is not None:
             said = self._settle_robots(job, result, status, body, refs)
             if said is not None:
@@ -280,29 +274,6 @@ class Walk:
         )
         if not refs:
             await self._probe(job, final)
-
-    def _obey_crawl_delay(self, robots_url: str, data: bytes) -> None:
-        """Pace the robots.txt's host by its Crawl-delay for the reader's user agent."""
-        found = crawl_delay(data, self._config.user_agent)
-        if found is None:
-            return
-        if found.seconds is None:
-            logger.warning(
-                "%s line %d: the Crawl-delay value %r is not a number of seconds: ignored",
-                robots_url,
-                found.line,
-                found.value,
-            )
-            return
-        self._fetcher.slow(robots_url, found.seconds)
-        cap = self._config.pace.max_delay
-        if found.seconds > cap:
-            logger.info(
-                "%s: Crawl-delay %g s capped to %g s (--max-delay, Pace.max_delay)",
-                robots_url,
-                found.seconds,
-                cap,
-            )
 
     async def _follow(
         self, job: Job, refs: Sequence[SitemapRef], final: str, vouched: str
@@ -403,6 +374,14 @@ class Walk:
 
     async def _sitemap(self, job: Job) -> bool:
         """Fetch and read one sitemap; True when it was one (read, in part, or unchanged)."""
+        stop, noted = await self._gate.before(job)
+        if stop is not None:
+            if job.kind is not JobKind.PROBE:  # (a guessed path is no sitemap anyone named)
+                await self._outbox.emit([stop], root=job.root)
+                await self._outbox.report(
+                    visited(job, Status.SKIPPED, problems=(*noted, stop)), root=job.root
+                )
+            return False
         key = job.key
         plan = self._plan(job)
         tracker = self._tracker
@@ -418,6 +397,8 @@ class Walk:
         if await self._refuse(job):
             return False
         body = self._body(job)
+        body.problems += noted
+        body.late_problems += noted
         hashed = None if tracker is None else self._hashed(body, plan)
         try:
             result = await self._fetcher.get(job.url, hashed or body, headers=plan.headers)
@@ -544,7 +525,3 @@ def _whole_robots(body: BytesBody) -> bool:
     """Whether a robots.txt read says all it names: not cut at its size limit, and not a
     web page (a soft 404) answered in its place."""
     return len(body.data) < body.limit and body.data.lstrip()[:1] != b"<"
-
-
-def _is_client_error(error: Exception) -> bool:
-    return isinstance(error, HTTPStatusError) and 400 <= error.status < 500
