@@ -55,6 +55,7 @@ fn record(i: usize) -> Entry {
             second: (i % 60) as u8,
             microsecond: 0,
             offset_seconds: 0,
+            date_alone: false,
         }),
         changefreq: Some(ChangeFreq::ALL[i % 7]),
         priority: Some([0.5, 0.6, 0.8, 1.0][i % 4]),

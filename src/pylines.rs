@@ -483,6 +483,7 @@ impl<'a, 'py> Reader<'a, 'py> {
             second: small(intern!(py, "second"))?,
             microsecond: value.getattr(intern!(py, "microsecond"))?.extract()?,
             offset_seconds,
+            date_alone: false, // (the lines spell the instant alike)
         })
     }
 

@@ -72,6 +72,7 @@ pub(crate) struct Records {
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
     utc: Py<PyAny>,
+    date_alone: Py<PyAny>, // the zone of a date written alone (the interface's)
 }
 
 impl Records {
@@ -103,6 +104,7 @@ impl Records {
             utc: timezone.getattr(intern!(py, "utc"))?.unbind(),
             timezone: timezone.unbind(),
             timedelta: datetime.getattr(intern!(py, "timedelta"))?.unbind(),
+            date_alone: config.getattr(intern!(py, "date_alone"))?.unbind(),
         })
     }
 }
@@ -287,7 +289,7 @@ impl Objects {
                 return Ok(date.bind(py).clone());
             }
         }
-        let built = match iso_text(&d) {
+        let built = match iso_text(&d).filter(|_| !d.date_alone) {
             // The string, parsed by C, costs less than the constructor's eight arguments
             // parsed by keyword rules; an offset of 0 gives UTC's own object, as below.
             Some(text) => self
@@ -296,7 +298,11 @@ impl Objects {
                 .bind(py)
                 .call1((PyString::new(py, text.as_str()),))?,
             None => {
-                let zone = self.zone(py, d.offset_seconds)?;
+                let zone = if d.date_alone {
+                    self.records.date_alone.bind(py).clone()
+                } else {
+                    self.zone(py, d.offset_seconds)?
+                };
                 self.records.datetime.bind(py).call1((
                     d.year,
                     d.month,
@@ -340,7 +346,9 @@ fn date_key(d: &DateTime) -> DateKey {
         | d.second as u64;
     (
         date,
-        (d.microsecond as u64) << 32 | d.offset_seconds as u32 as u64,
+        u64::from(d.date_alone) << 63
+            | (d.microsecond as u64) << 32
+            | d.offset_seconds as u32 as u64,
     )
 }
 

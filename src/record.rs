@@ -62,6 +62,9 @@ pub struct DateTime {
     pub second: u8,
     pub microsecond: u32,
     pub offset_seconds: i32,
+    /// Written as a date alone (`2024-05-01`): made in the interface's `date_alone` zone
+    /// (UTC, not `timezone.utc` itself), the trace `check` reads (V420).
+    pub date_alone: bool,
 }
 
 /// `<image:image>`.

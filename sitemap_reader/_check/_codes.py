@@ -655,9 +655,8 @@ _DETAILS: dict[str, tuple[str, str]] = {
     ),
     "V420": (
         (
-            "A lastmod gives a date but no time of day (or exactly midnight UTC, which reads the "
-            "same). Bing asks for the date and the time, so a page changed twice a day looks "
-            "unchanged."
+            "A lastmod gives a date but no time of day. Bing asks for the date and the time, so "
+            "a page changed twice a day looks unchanged."
         ),
         "<lastmod>2024-05-01</lastmod>",
     ),

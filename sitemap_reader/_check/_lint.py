@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from .._base._models import Entry, News, Video
 from .._base._words import plural, shorten
+from .._core._dates import written_as_date
 from ._codes import Finding, finding
 from ._hreflang import is_hreflang
 
@@ -34,7 +35,6 @@ ONE_INSTANT_MIN = 10  # lastmods needed before "one instant for most URLs" is ju
 IMAGES_MAX = 1_000  # <image:image> one <url> may hold (Google's image extension)
 VIDEO_TITLE_MAX = 100  # characters of <video:title> (Google's video extension)
 VIDEO_DESCRIPTION_MAX = 2_048  # characters of <video:description>
-_ZERO = timedelta(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +83,10 @@ def news_missing(news: News) -> tuple[str, ...]:
 
 
 def date_only(lastmod: datetime) -> bool:
-    """True when ``lastmod`` is midnight UTC: what a date alone ("2024-05-01") parses to.
-
-    The record keeps no trace of how the value was written, so "2024-05-01T00:00:00Z" reads
-    the same; it tells no more of the time of day, so the notice fits it too.
-    """
-    return (
-        not (lastmod.hour or lastmod.minute or lastmod.second or lastmod.microsecond)
-        and lastmod.utcoffset() == _ZERO
-    )
+    """True when ``lastmod`` was written as a date alone ("2024-05-01"): both cores parse it
+    to midnight in ``_dates.DATE_ALONE``, where "2024-05-01T00:00:00Z" is midnight in UTC
+    itself, a time of day given."""
+    return written_as_date(lastmod)
 
 
 def video_too_long(video: Video) -> str | None:

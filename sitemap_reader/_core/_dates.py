@@ -1,7 +1,8 @@
 """Dates as sitemaps and feeds write them: W3C Datetime, the variants real sites use, RFC 822.
 
 Returns timezone-aware datetimes or None; never raises for input text. A value with a time
-but no zone is taken as UTC (what search engines do); a date alone is midnight UTC.
+but no zone is taken as UTC (what search engines do); a date alone is midnight UTC, in the
+zone ``DATE_ALONE``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,20 @@ _W3C = re.compile(
 )
 
 _ZONES: dict[str, timezone] = {}
+
+# A date written alone ("2024-05-01", "2024-05") is midnight in this zone: UTC by every
+# measure (offset, name, comparisons, isoformat), but not ``timezone.utc`` itself, the zone
+# of every other value at offset zero. That difference is the one trace records keep of how
+# a lastmod was written, for ``check`` (V420) to tell "2024-05-01" from
+# "2024-05-01T00:00:00Z" with no field on every record; both cores make it (the compiled
+# one is given it: ``_xml._interface.INTERFACE.date_alone``). Not kept through pickle or
+# ISO text, which make the instant again, in ``timezone.utc``.
+DATE_ALONE = timezone(timedelta(0), "UTC")
+
+
+def written_as_date(value: datetime) -> bool:
+    """Whether ``value`` was parsed from a date written alone (its zone is ``DATE_ALONE``)."""
+    return value.tzinfo is DATE_ALONE
 
 
 def _zone(text: str | None) -> timezone:
@@ -71,6 +86,8 @@ def parse_datetime(text: str) -> datetime | None:
         except ValueError:
             pass  # e.g. "Z" before Python 3.11, or a day that does not exist: the regex says
         else:
+            if n == 10:
+                return parsed.replace(tzinfo=DATE_ALONE)
             return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
     w3c = parse_w3c(value)
     return w3c if w3c is not None else _parse_rfc822(value)
@@ -93,7 +110,7 @@ def parse_w3c(value: str) -> datetime | None:
             int(minute or 0),
             int(second or 0),
             micro,
-            tzinfo=_zone(zone),
+            tzinfo=DATE_ALONE if hour is None else _zone(zone),
         )
     except ValueError:
         return None

@@ -74,6 +74,7 @@ pub(crate) fn lastmod(raw: &str) -> Option<DateTime> {
         second: 0,
         microsecond: 0,
         offset_seconds: 0,
+        date_alone: n == 10,
     };
     if n == 10 {
         return Some(value);
@@ -149,8 +150,11 @@ mod tests {
             lastmod("2024-03-05T10:20:30-00:30").unwrap().offset_seconds,
             -1800
         );
-        assert!(lastmod("2024-03-05").is_some());
+        assert!(lastmod("2024-03-05").is_some_and(|d| d.date_alone));
         assert!(lastmod("2024-03-05T10:20:30Z").is_some());
+        // Midnight UTC with its time of day written is no date alone (check's V420).
+        assert!(lastmod("2024-03-05T00:00:00Z").is_some_and(|d| !d.date_alone));
+        assert!(lastmod("2024-03-05T00:00:00+00:00").is_some_and(|d| !d.date_alone));
         for raw in [
             "2023-02-29",
             "0000-01-01",

@@ -18,6 +18,7 @@ pub(super) fn at(microsecond: u32, offset_seconds: i32) -> DateTime {
         second: 7,
         microsecond,
         offset_seconds,
+        date_alone: false,
     }
 }
 
@@ -48,6 +49,7 @@ fn rich() -> Entry {
                     second: 5,
                     microsecond: 0,
                     offset_seconds: -(5 * 3600 + 30),
+                    date_alone: false,
                 }),
                 tags: vec!["a".into(), "b".into()],
                 ..Video::default()

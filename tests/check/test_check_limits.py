@@ -9,14 +9,21 @@ findings of the two compared (the pure core runs the exact path twice).
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
+
 import pytest
 
 import sitemap_reader as sr
 from sitemap_reader._check._lint import date_only
+from sitemap_reader._core._pure import PURE_ENV
 from sitemap_reader._core._xml import _core_choice
 from tests.support.check import NOW, images, urls, video
+from tests.support.cli import main_captured, run_cli
 from tests.support.compiled import compiled_events
 from tests.support.helpers import URL, parse_chunks
+from tests.support.http_site import ThreadedServer, xml
+from tests.support.http_site import urlset as site_urlset
 
 PAGE = "https://example.com/page"
 
@@ -74,9 +81,13 @@ def test_lastmod_date_alone_is_a_notice_counted_per_sitemap() -> None:
 @pytest.mark.parametrize(
     ("value", "alone"),
     [
-        ("2024-05-01", True),
-        ("2024-05-01T00:00:00Z", True),  # reads the same: the record cannot tell them apart
-        ("2024-05-01T00:00:00+00:00", True),
+        ("2024-05-01", True),  # the compiled scanner's shape
+        ("2024-5-1", True),  # Python's, on both cores
+        ("2024-05", True),
+        ("2024-05-01T00:00:00Z", False),  # midnight UTC, written with its time of day
+        ("2024-05-01T00:00:00+00:00", False),
+        ("2024-05-01T00:00Z", False),
+        ("2024-05-01 00:00:00", False),
         ("2024-05-01T00:00:00+02:00", False),  # midnight where the site is: a time was given
         ("2024-05-01T00:00:01Z", False),
         ("2024-05-01T00:00:00.5Z", False),
@@ -84,9 +95,23 @@ def test_lastmod_date_alone_is_a_notice_counted_per_sitemap() -> None:
     ],
 )
 def test_what_counts_as_a_date_alone(value: str, alone: bool) -> None:
-    (entry,) = [e for e in parse_chunks([lastmods(value).encode()]) if isinstance(e, sr.Entry)]
-    assert entry.lastmod is not None
-    assert date_only(entry.lastmod) is alone
+    """As each core reads it: the same instant (midnight UTC for a date alone) and the same
+    zone (``DATE_ALONE`` or ``timezone.utc`` itself), which alone tells how the value was
+    written; V420 says the date alone."""
+    data = lastmods(value).encode()
+    cores = [parse_chunks([data], fast=False)]
+    if _core_choice.COMPILED:
+        cores.append(compiled_events([data])[0])
+    reprs = set()
+    for events in cores:
+        (entry,) = [e for e in events if isinstance(e, sr.Entry)]
+        assert entry.lastmod is not None and entry.lastmod.utcoffset() is not None
+        assert date_only(entry.lastmod) is alone
+        reprs.add(repr(entry.lastmod))  # (a zone's repr names DATE_ALONE's "UTC")
+        if alone:
+            assert entry.lastmod == datetime(2024, 5, 1, tzinfo=timezone.utc)
+    assert len(reprs) == 1
+    assert len(only(data.decode(), "V420")) == alone
 
 
 def alt(lang: str, href: str) -> str:
@@ -146,3 +171,29 @@ def test_video_title_and_description_lengths(
     (item,) = got
     assert item.count == 1
     assert f"(first: {said} on {PAGE})" in item.message
+
+
+def test_check_of_a_site_says_v420_of_the_dates_alone_on_both_cores(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Midnight UTC written with its time is no date alone: one V420 of two lastmods at the
+    same instant, the same from the compiled core (here) and the pure one (a subprocess)."""
+    with ThreadedServer() as s:
+        lastmods = ["2024-05-01T00:00:00Z", "2024-05-02", "2024-05-03T00:00:00+00:00"]
+        s.add(
+            "/s.xml",
+            xml(
+                site_urlset(*({"loc": s.a(f"/{i}"), "lastmod": v} for i, v in enumerate(lastmods)))
+            ),
+        )
+        argv = ("check", s.a("/s.xml"), "--format", "json")
+        _, out, _ = main_captured(capsys, *argv)
+        pure = run_cli(*argv, env={PURE_ENV: "1"}).stdout.decode("utf-8")
+        for said in (out, pure):
+            (v420,) = [
+                row for row in map(json.loads, said.splitlines()) if row.get("code") == "V420"
+            ]
+            assert v420["count"] == 1
+            assert str(v420["message"]).startswith(
+                f"1 lastmod value gives a date but no time of day (first: 2024-05-02 on {s.a('/1')})"
+            )

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sitemap_reader import Entry, Limits, ProblemKind, SitemapRef
+from sitemap_reader._core._dates import DATE_ALONE
 from sitemap_reader._core._doc import Document
 from sitemap_reader._core._xml import _core_choice
 from sitemap_reader._core._xml._extensions import CORE, IMAGE, LOOKALIKE, OTHER, XHTML
@@ -153,11 +154,16 @@ def test_values_of_every_common_shape_are_built_as_python_builds_them() -> None:
     assert built == 48
     offsets = {e.lastmod.utcoffset() for e in compiled if isinstance(e, Entry) and e.lastmod}
     assert offsets == {timedelta(0), timedelta(hours=-5, minutes=-30)}
-    assert all(
-        e.lastmod.tzinfo is timezone.utc
+    # UTC's own object, as Python's; a date alone (2024-02-29, the only value at hour 0) in
+    # DATE_ALONE, which check's V420 reads. (Zones compare by offset: told apart by "is".)
+    at_zero = [
+        e.lastmod
         for e in compiled
         if isinstance(e, Entry) and e.lastmod and not e.lastmod.utcoffset()
-    )
+    ]
+    assert all((d.tzinfo is DATE_ALONE) is (d.hour == 0) for d in at_zero)
+    assert all((d.tzinfo is timezone.utc) is (d.hour != 0) for d in at_zero)
+    assert {d.hour for d in at_zero} == {0, 10, 23}
 
 
 _VIDEO = "http://www.google.com/schemas/sitemap-video/1.1"
@@ -308,7 +314,8 @@ def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:
 )
 def test_the_compiled_core_makes_each_datetime_as_the_python_core_does(lastmod: str) -> None:
     """The compiled core writes a date as isoformat() does and has fromisoformat() read it
-    back: the same instant, offset and UTC object as the Python core's records."""
+    back: the same instant, offset and UTC object as the Python core's records (a date alone:
+    the same DATE_ALONE object)."""
     data = urlset(f"<url><loc>https://example.com/a</loc><lastmod>{lastmod}</lastmod></url>")
     compiled = [e for e in parse(data.encode(), fast=True) if isinstance(e, Entry)]
     python = [e for e in parse(data.encode(), fast=False) if isinstance(e, Entry)]
@@ -321,7 +328,8 @@ def test_the_compiled_core_makes_each_datetime_as_the_python_core_does(lastmod: 
         expected.isoformat(),
     )
     if not made.utcoffset():
-        assert made.tzinfo is timezone.utc
+        assert made.tzinfo is (DATE_ALONE if len(lastmod) == 10 else timezone.utc)
+        assert made.tzinfo is expected.tzinfo
 
 
 def test_a_panic_is_a_problem_counted_as_a_bug() -> None:

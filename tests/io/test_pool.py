@@ -11,6 +11,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import timezone
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from sitemap_reader import (
 )
 from sitemap_reader._base._cores import available_cores
 from sitemap_reader._cli import _build_parser, _options
+from sitemap_reader._core._dates import DATE_ALONE
 from sitemap_reader._io._walk import _pool
 from sitemap_reader._io._walk._pool import (
     CLOSE,
@@ -38,7 +40,7 @@ from sitemap_reader._io._walk._pool import (
     serve,
     unpack,
 )
-from tests.support.helpers import CORPUS, URL, gz, mixed, needs_corpus, parse, sized
+from tests.support.helpers import CORPUS, URL, gz, mixed, needs_corpus, parse, sized, urlset
 from tests.support.http_site import (
     FAST,
     by_sitemap,
@@ -75,6 +77,21 @@ def test_every_corpus_document_packs_and_unpacks_to_its_events() -> None:
             assert repr(back) == repr(events), path.name  # dates at their own offsets too
             seen += 1
     assert seen > 50
+
+
+def test_a_date_alone_comes_back_a_date_alone() -> None:
+    """The zone that tells a lastmod written as a date (check's V420) from midnight UTC
+    written with its time crosses to the walk: DATE_ALONE, and UTC's own object."""
+    events = parse(
+        urlset(
+            "<url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod></url>",
+            "<url><loc>https://example.com/b</loc><lastmod>2024-05-01T00:00:00Z</lastmod></url>",
+        ).encode()
+    )
+    back = round_trip(events)
+    assert back == events and repr(back) == repr(events)
+    zones = [e.lastmod.tzinfo for e in back if isinstance(e, Entry) and e.lastmod]
+    assert len(zones) == 2 and zones[0] is DATE_ALONE and zones[1] is timezone.utc
 
 
 def test_entries_of_another_sitemap_and_problems_keep_their_places() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from datetime import tzinfo
 from typing import Any, NamedTuple, Protocol
 
 from ..._base._config import Limits
@@ -29,6 +30,7 @@ from ..._base._models import (
     SitemapRef,
     Video,
 )
+from .._dates import DATE_ALONE
 from ._extensions import (
     ALTERNATES,
     CONTAINERS,
@@ -81,6 +83,9 @@ class Interface(NamedTuple):
     video: type[Video]
     news: type[News]
     changefreq: type[ChangeFreq]  # called with each of CHANGEFREQS' words
+    # The zone of a date written alone ("2024-05-01"): midnight UTC, told apart from
+    # "...T00:00:00Z" (in ``timezone.utc``) for check's V420 (``_dates.DATE_ALONE``).
+    date_alone: tzinfo
     # What judges the fields of a block it does not judge exactly as Python.
     emit_entry: Callable[..., bool]
     emit_ref: Callable[..., bool]
@@ -102,6 +107,7 @@ INTERFACE = Interface(
     video=Video,
     news=News,
     changefreq=ChangeFreq,
+    date_alone=DATE_ALONE,
     emit_entry=emit_entry,
     emit_ref=emit_ref,
     build_image=CONTAINERS[(IMAGE, "image")].build,
