@@ -13,6 +13,7 @@ from sitemap_reader import ProblemKind, ReaderConfig, RobotsPolicy, Status
 from tests.support.http_site import (
     FAST,
     Served,
+    redirect,
     serve,
     sitemapindex,
     status,
@@ -140,3 +141,22 @@ async def test_obey_does_not_probe_a_well_known_path_robots_txt_disallows(
     assert s.count("/sitemap.xml") == 0
     assert run.locs == [s.a("/b")]
     assert ProblemKind.ROBOTS_DISALLOWED_SITEMAP not in run.kinds  # a guess, nobody named it
+
+
+async def test_obey_does_not_follow_a_redirect_to_a_sitemap_robots_txt_disallows(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    s = await serve(aiohttp_server)
+    shop(s)
+    s.add("/old.xml", redirect(s.a("/maps/given.xml")))
+    run = await walk(s.a("/old.xml"), config=OBEY)
+    assert s.count("/old.xml") == 1 and s.count("/maps/given.xml") == 0
+    report = run.report(s.a("/old.xml"))
+    assert report.status is Status.SKIPPED and not run.locs
+    (problem,) = [p for p in report.problems if p.kind == "robots-disallowed-sitemap"]
+    assert problem.url == s.a("/old.xml")
+    assert f"redirects to {s.a('/maps/given.xml')}, which robots.txt disallows" in problem.message
+    assert "by Disallow: /maps/ (user-agent: *): not followed (--robots obey)" in problem.message
+
+    run = await walk(s.a("/old.xml"), config=REPORT)
+    assert s.count("/maps/given.xml") == 1 and run.locs == [s.a("/maps/g")]

@@ -141,7 +141,7 @@ class SitemapBody:
         key = normalise(target)
         if key in self._passed:
             return True
-        refusal = judge_hop(self.job, target, key, self._frontier)
+        refusal = judge_hop(self.job, target, key, self._frontier) or self._disallowed_hop(target)
         if refusal is not None:
             self._refuse(refusal)
             return False
@@ -518,6 +518,23 @@ class SitemapBody:
             self.problems.append(problem)
             kept.append(problem)
         return kept
+
+    def _disallowed_hop(self, target: str) -> Refusal | None:
+        """With ``--robots obey``, a redirect to a URL robots.txt disallows for the agent is
+        not followed, as a sitemap it disallows is not fetched (``_robots_reads``)."""
+        robots = self._robots
+        if not self._obey or robots is None or not robots.judge(target)[0]:
+            return None
+        rule = robots.rules(target)[0]
+        return Refusal(
+            Status.SKIPPED,
+            Problem(
+                kind=ProblemKind.ROBOTS_DISALLOWED_SITEMAP,
+                url=self.job.url,
+                message=f"redirects to {target}, which robots.txt disallows, by {rule}: not "
+                "followed (--robots obey), so the URLs and sitemaps it lists are unknown",
+            ),
+        )
 
     def nothing_followed(self) -> Problem | None:
         """The problem saying the caller's follow rules refused every child this index
