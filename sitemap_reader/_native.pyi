@@ -41,7 +41,8 @@ class Interface:
     """What the block scanner builds with, read once by attribute from ``config``
     (``_core/_xml/_interface.Interface``): the record classes (dataclasses with slots whose
     fields are ``RECORDS``'s and whose ``__new__`` is ``object``'s, else TypeError), the
-    ``changefreq`` enum, the record functions and the extension containers."""
+    ``changefreq`` enum, the zone of a date written alone, the record functions and the
+    extension containers."""
 
     def __new__(cls, config: Any) -> Interface: ...
 

@@ -4,6 +4,9 @@ A fixed pool of workers takes jobs from the :class:`~._frontier.Frontier` and pu
 of events in the :class:`~._outbox.Outbox` that the consumer drains. This module decides
 how each kind of document is read: a robots.txt (then the well-known paths when it names
 no sitemap), a sitemap over HTTP (through a :class:`~._body.SitemapBody`), a local file.
+With robots.txt's rules (``ReaderConfig.robots`` obey or report), each origin's robots.txt
+is read once, for its robots.txt job and the sitemaps given directly alike, and judges a
+sitemap before it is fetched (``._robots_reads``).
 
 Each document is read once per run: URLs are normalised (yarl) before they are queued and
 again after redirects. A child that is one of its own ancestors is a cycle; a child that
