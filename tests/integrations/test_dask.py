@@ -16,7 +16,7 @@ import subprocess
 import sys
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,18 +30,18 @@ import dask
 import dask.bag as db
 import pandas as pd
 from dask.base import compute
-from distributed import Client, LocalCluster, Worker, get_task_stream
+from distributed import Client, LocalCluster, Scheduler, Worker, get_task_stream
 
 import sitemap_reader.dask
 from sitemap_reader import (
     ChildSitemap,
     FollowRules,
-    Leaf,
     Pace,
     Problem,
     read_dataframe_sync,
     walk_sync,
 )
+from sitemap_reader._io._http._pace_store import PaceBook
 from sitemap_reader.dask import problem_schema, read_sites
 from tests.support.http_site import (
     FAST,
@@ -161,40 +161,48 @@ def _problem_rows(frame: pd.DataFrame) -> Counter[tuple[str, str, str, bool]]:
     return Counter(zip(frame.site, frame.url, frame.kind, frame.fatal, strict=True))
 
 
+def _semaphore_acquires(client: Client) -> int:
+    """Leases the cluster's scheduler has handed out so far (every name): the scheduler
+    calls read_sites makes for politeness."""
+
+    def count(dask_scheduler: Scheduler) -> int:
+        extension = dask_scheduler.extensions["semaphores"]
+        return sum(extension.metrics["acquire_total"].values())
+
+    return int(client.run_on_scheduler(count))
+
+
 def test_union_of_partitions_is_the_single_machine_read(client: Client, sites: Sites) -> None:
     """The partitions together hold exactly what one machine reads, problems included; the
-    large site's leaves are separate tasks on both workers; the read is lazy and each leaf
-    is downloaded once by computing both frames together."""
+    read is lazy, each document is downloaded once by computing both frames together, and
+    sites on hosts of their own cost the scheduler no politeness call at all."""
     index, leaves = sites.large.count("/maps/index.xml"), sites.leaf_counts()
-    entries, problems = read_sites(sites.urls, config=CONFIG, batch_small=4)
+    acquired = _semaphore_acquires(client)
+    entries, problems = read_sites(sites.urls, config=CONFIG, sites_per_task=1)
 
-    # Discovery ran (robots.txt, the index, the first bytes of each leaf); no leaf was read.
-    assert sites.large.count("/maps/index.xml") == index + 1
-    assert _more(sites.leaf_counts(), leaves) == [1] * LARGE_LEAVES
-    # A partition per large-site leaf, and one for the small sites' four leaves.
-    assert entries.npartitions == LARGE_LEAVES + 1
+    # Nothing is read before the frames are computed; a partition per host.
+    assert sites.large.count("/maps/index.xml") == index
+    assert _more(sites.leaf_counts(), leaves) == [0] * LARGE_LEAVES
+    assert entries.npartitions == problems.npartitions == len(sites.urls)
 
     with get_task_stream(client) as stream:
         partitions = [entries.get_partition(i) for i in range(entries.npartitions)]
         *parts, problem_frame = compute(*partitions, problems)
-    assert _more(sites.leaf_counts(), leaves) == [2] * LARGE_LEAVES  # and one more: the read
+    assert sites.large.count("/maps/index.xml") == index + 1
+    assert _more(sites.leaf_counts(), leaves) == [1] * LARGE_LEAVES
+    assert _semaphore_acquires(client) == acquired  # no host shared: nothing coordinated
 
     reference = read_dataframe_sync(*sites.urls, config=CONFIG)
     together = pd.concat(parts, ignore_index=True)
     assert len(together) == LARGE_LEAVES * LARGE_URLS + 30 + 25 + 10 + 2
     pd.testing.assert_frame_equal(_sorted(together), _sorted(reference))
-    # Document order holds within each leaf sitemap.
+    # Document order holds within each sitemap.
     order = {sm: list(rows["loc"]) for sm, rows in together.groupby("sitemap", sort=False)}
     assert order == {sm: list(rows["loc"]) for sm, rows in reference.groupby("sitemap", sort=False)}
-
-    # Each of the large site's leaves is alone in a partition, and their tasks ran on both
-    # workers: no task held the whole site.
-    large = {sites.large.a(p) for p in sites.leaf_paths()}
-    holding = [set(part.sitemap) & large for part in parts]
-    assert sorted(len(h) for h in holding if h) == [1] * LARGE_LEAVES
-    ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-leaves-")]
-    assert len(ran) == LARGE_LEAVES + 1
-    assert len({t["worker"] for t in ran}) == 2
+    # Each partition holds one site's rows: a host lives in one partition.
+    assert all(part.source.nunique() <= 1 for part in parts)
+    ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-sites-")]
+    assert len(ran) == len(sites.urls)
 
     # Problems: the same (site, url, kind, fatal) rows as per-site walks give.
     expected: Counter[tuple[str, str, str, bool]] = Counter()
@@ -236,9 +244,9 @@ def test_follow_travels_to_the_workers(client: Client, sites: Sites, follow: obj
         got = entries.compute()
 
     assert {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
-    assert any(str(t["key"]).startswith("sitemap-reader-discover-") for t in stream.data)
+    assert any(str(t["key"]).startswith("sitemap-reader-sites-") for t in stream.data)
     gzipped = [i % 2 for i in range(LARGE_LEAVES)]
-    assert _more(sites.leaf_counts(), before) == [2 * g for g in gzipped]
+    assert _more(sites.leaf_counts(), before) == gzipped
     assert len(got) == sum(gzipped) * LARGE_URLS
     assert set(got.sitemap) == {sites.large.a(p) for p in sites.leaf_paths() if p.endswith(".gz")}
 
@@ -271,7 +279,7 @@ def test_incremental_state_per_site_fetches_only_what_changed(
     client: Client, tmp_path: Path
 ) -> None:
     """With ``state_dir``, a second run fetches only the leaf whose index lastmod moved and
-    gives only its entries; each site and leaf has a state file of its own."""
+    gives only its entries; each site has a state file of its own."""
     lastmods = ["2026-05-01"] * 4
     with ThreadedServer() as s:
 
@@ -288,11 +296,10 @@ def test_incremental_state_per_site_fetches_only_what_changed(
                 s.add(f"/leaf-{i}.xml", xml(urlset(*locs)))
 
         publish(0)
-        first, _ = read_sites([s.a("/")], config=CONFIG, state_dir=tmp_path, batch_small=2)
+        first, _ = read_sites([s.a("/")], config=CONFIG, state_dir=tmp_path)
         assert len(first.compute()) == 200
         files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.sqlite"))
-        assert len(files) == 5 and files[-1].endswith("/tree.sqlite")
-        assert sum("/leaves/" in f for f in files) == 4
+        assert len(files) == 1 and files[0].endswith("/site.sqlite")
 
         lastmods[2] = "2026-05-02"
         publish(1)
@@ -304,9 +311,8 @@ def test_incremental_state_per_site_fetches_only_what_changed(
             [*(s.a(f"/2/{n}") for n in range(50)), s.a("/2/new")]
         )
         assert problem_frame.empty
-        # Discovery's store remembers the four leaves: none is sniffed again. Their reads
-        # decide from their own states: three skipped by their unchanged index lastmods, the
-        # changed one read once.
+        # The site's store skips the three leaves whose index lastmods did not move and
+        # reads the changed one once.
         fetched = Counter(h.path for h in s.site.hits[hits:])
         assert {p: n for p, n in fetched.items() if p.startswith("/leaf-")} == {"/leaf-2.xml": 1}
 
@@ -337,8 +343,8 @@ def test_sites_as_series_and_bad_input(client: Client, sites: Sites) -> None:
     """A pandas Series is read like a list (repeats and blanks dropped); a site that is not
     an http(s) URL, or the change feed, is refused."""
     small = [s.a("/") for s in sites.small]
-    entries, _ = read_sites(pd.Series([*small, small[0], "  "]), config=CONFIG, batch_small=1)
-    assert entries.npartitions == 4  # a task per leaf of the three sites (1, 1 and 2 leaves)
+    entries, _ = read_sites(pd.Series([*small, small[0], "  "]), config=CONFIG, sites_per_task=1)
+    assert entries.npartitions == 3  # a task per site (each on a host of its own)
     assert len(entries.compute()) == 30 + 25 + 10 + 2
 
     with pytest.raises(ValueError, match="not an http"):
@@ -370,69 +376,161 @@ def one_host() -> Iterator[tuple[Served, Flights]]:
         yield s, flights
 
 
-def test_per_host_bounds_the_requests_to_a_host_across_the_cluster(
+# Each task's reader sends two at a time to a host: per_host=1 is what bounds it below that.
+TWO_EACH = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
+
+
+def test_a_hosts_sites_share_one_partition_and_its_bound(
     client: Client, one_host: tuple[Served, Flights]
 ) -> None:
-    """Sites sharing a host share its turns: with ``per_host=2`` the server never answers
-    more than two requests at once, though tasks on both workers read it; without the
-    cluster-wide bound each task's own two at a time add up past it."""
+    """Four sites of one host are one partition, however small ``sites_per_task``: the
+    host's bound is that task's, asked of no one else; without ``per_host`` the reader's
+    own limit is the only one."""
     s, flights = one_host
     sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
-    # Each task's reader sends two at a time to a host: the bound alone no longer holds
-    # once two tasks run at once.
-    config = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
+    acquired = _semaphore_acquires(client)
 
-    def read(per_host: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-        entries, problems = read_sites(  # two tasks of each stage
-            sites, config=config, per_host=per_host, sites_per_task=2, batch_small=SHARED_LEAVES
-        )
-        rows, problem_frame = compute(entries, problems)
-        return rows, problem_frame
+    entries, problems = read_sites(sites, config=TWO_EACH, per_host=1, sites_per_task=1)
+    assert entries.npartitions == 1
+    rows, problem_frame = compute(entries, problems)
 
-    # The scheduler chooses the workers: on a busy machine it may give one worker every task
-    # (3 tries were seen to fail so under load). Bounded tries until both ran some; each try
-    # must hold the bound anyway.
-    for _ in range(8):
-        flights.log.clear()
-        with get_task_stream(client) as stream:
-            rows, problem_frame = read(2)
-        assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS and problem_frame.empty
-        # Each index once; each leaf twice (its first bytes in discovery, then its read).
-        assert Counter(Counter(f.path for f in flights.log).values()) == Counter(
-            {1: SHARED_SITES, 2: SHARED_SITES * SHARED_LEAVES}
-        )
-        assert flights.most_at_once() == 2
-        ran = [t for t in stream.data if str(t["key"]).startswith("sitemap-reader-")]
-        assert {str(t["key"]).split("-")[2] for t in ran} == {"discover", "leaves"}
-        if len({t["worker"] for t in ran}) == 2:
-            break
-    assert len({t["worker"] for t in ran}) == 2
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS and problem_frame.empty
+    assert Counter(f.path for f in flights.log) == {
+        path: 1
+        for k in range(SHARED_SITES)
+        for path in (f"/s{k}/index.xml", *(f"/s{k}/leaf-{j}.xml" for j in range(SHARED_LEAVES)))
+    }
+    assert flights.most_at_once() == 1
+    assert _semaphore_acquires(client) == acquired
 
     flights.log.clear()
-    rows, _ = read(None)
-
-    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
-    assert flights.most_at_once() > 2
-
-
-def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -> None:
-    """Without a distributed cluster the tasks are threads of this process: the bound is
-    this process's, and holds across three of them at once."""
-    s, flights = one_host
-    sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
-    config = dataclasses.replace(CONFIG, limits=dataclasses.replace(CONFIG.limits, per_host=2))
-
-    with dask.config.set(scheduler="threads", num_workers=3):
-        entries, _ = read_sites(sites, config=config, per_host=2, sites_per_task=1, batch_small=1)
-        rows = entries.compute()
-
-    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
+    entries, _ = read_sites(sites, config=TWO_EACH, per_host=None)
+    assert len(entries.compute()) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
     assert flights.most_at_once() == 2
 
 
+def test_per_host_holds_on_a_local_scheduler(one_host: tuple[Served, Flights]) -> None:
+    """Without a distributed cluster the tasks are threads of this process: the bound
+    holds the same way."""
+    s, flights = one_host
+    sites = [s.a(f"/s{k}/index.xml") for k in range(SHARED_SITES)]
+
+    with dask.config.set(scheduler="threads", num_workers=3):
+        entries, _ = read_sites(sites, config=TWO_EACH, per_host=1, sites_per_task=1)
+        rows = entries.compute()
+
+    assert len(rows) == SHARED_SITES * SHARED_LEAVES * SHARED_URLS
+    assert flights.most_at_once() == 1
+
+
+CDN_LEAVES = 4  # per site, all on the one shared host
+CDN_URLS = 20  # per leaf
+
+
+@dataclass
+class SharedHost:
+    sites: list[Served]  # two sites, each on its own host
+    cdn: Served  # the host both sites' sitemaps are on
+    flights: Flights  # the CDN's requests
+
+    @property
+    def urls(self) -> list[str]:
+        return [site.a("/") for site in self.sites]
+
+    @property
+    def lease(self) -> str:
+        return f"sitemap-reader:host:127.0.0.1:{self.cdn.a('/').rsplit(':', 1)[1].strip('/')}"
+
+
+@pytest.fixture
+def shared_host() -> Iterator[SharedHost]:
+    """Two sites whose robots.txt names an index on a third host (a CDN), of leaves there
+    too, answered slowly; the CDN's requests are logged."""
+    flights = Flights()
+    with ThreadedServer() as cdn, ThreadedServer() as one, ThreadedServer() as two:
+        for k, site in enumerate((one, two)):
+            leaves = [cdn.a(f"/s{k}/leaf-{j}.xml") for j in range(CDN_LEAVES)]
+            site.add("/robots.txt", text(f"Sitemap: {cdn.a(f'/s{k}/index.xml')}\n"))
+            cdn.add(f"/s{k}/index.xml", flights.around(xml(sitemapindex(*leaves))))
+            for j in range(CDN_LEAVES):
+                body = urlset(*(site.a(f"/{j}/{n}") for n in range(CDN_URLS)))
+                cdn.add(f"/s{k}/leaf-{j}.xml", flights.around(slow(xml(body), 0.1)))
+        yield SharedHost([one, two], cdn, flights)
+
+
+def _scheduler_leases(client: Client, name: str) -> tuple[int, int]:
+    """The acquires and releases of the lease ``name`` so far."""
+
+    def count(dask_scheduler: Scheduler) -> tuple[int, int]:
+        metrics = dask_scheduler.extensions["semaphores"].metrics
+        return metrics["acquire_total"][name], metrics["release_total"][name]
+
+    acquires, releases = client.run_on_scheduler(count)
+    return int(acquires), int(releases)
+
+
+def _on_two_workers(client: Client, read: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """``read()`` until its partitions ran on both workers (bounded): on a busy machine
+    the scheduler may give one worker every task. Each try must hold what is asserted."""
+    for _ in range(4):
+        with get_task_stream(client) as stream:
+            rows = read()
+        if len({t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}) == 2:
+            return rows
+    raise AssertionError("the partitions never ran on both workers")
+
+
+def test_a_host_shared_by_two_partitions_is_bounded_as_one(
+    client: Client, shared_host: SharedHost
+) -> None:
+    """Two partitions (on both workers) read sitemaps on one CDN host: the CDN never has
+    more than ``per_host`` requests in flight, each partition leasing the host once from
+    the scheduler for its five requests; with the bound lifted, the two add up past it."""
+    cdn, flights = shared_host, shared_host.flights
+    before = _scheduler_leases(client, cdn.lease)
+    total = _semaphore_acquires(client)
+
+    def read(per_host: int | None) -> Callable[[], pd.DataFrame]:
+        def once() -> pd.DataFrame:
+            flights.log.clear()
+            entries, problems = read_sites(
+                cdn.urls, config=TWO_EACH, per_host=per_host, sites_per_task=1
+            )
+            rows, problem_frame = compute(entries, problems)
+            assert len(rows) == 2 * CDN_LEAVES * CDN_URLS and problem_frame.empty
+            assert Counter(f.path for f in flights.log) == {
+                path: 1
+                for k in range(2)
+                for path in (
+                    f"/s{k}/index.xml",
+                    *(f"/s{k}/leaf-{j}.xml" for j in range(CDN_LEAVES)),
+                )
+            }
+            if per_host is not None:
+                assert flights.most_at_once() == 2
+            return rows
+
+        return once
+
+    runs = 0
+    for _ in range(4):
+        runs += 1
+        with get_task_stream(client) as stream:
+            read(2)()
+        if len({t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}) == 2:
+            break
+    # One acquire and one release per partition and run, not one per request (5 each).
+    acquires, releases = _scheduler_leases(client, cdn.lease)
+    assert (acquires - before[0], releases - before[1]) == (2 * runs, 2 * runs)
+    assert _semaphore_acquires(client) - total == 2 * runs  # and nothing else asked
+
+    _on_two_workers(client, read(None))
+    assert flights.most_at_once() > 2
+
+
 PACE = 0.4  # seconds between two starts to the host
-# A start's answer from the pace's actor, and then its request's way to the server, less
-# the next one's, at most: only a lower bound on the gaps is asserted, this much below PACE.
+# A start's way to the server, less the next one's, at most: only a lower bound on the gaps
+# is asserted, this much below PACE.
 JITTER = 0.15
 
 
@@ -441,93 +539,103 @@ def _start_gaps(flights: Flights) -> list[float]:
     return [later - earlier for earlier, later in itertools.pairwise(starts)]
 
 
-@pytest.fixture
-def paced_host() -> Iterator[tuple[Served, Flights]]:
-    """Three sites on one host, each an index of one leaf; every request logged."""
-    flights = Flights()
-    with ThreadedServer() as s:
-        for k in range(3):
-            leaf = s.a(f"/s{k}/leaf.xml")
-            s.add(f"/s{k}/index.xml", flights.around(xml(sitemapindex(leaf))))
-            s.add(f"/s{k}/leaf.xml", flights.around(xml(urlset(f"{leaf}/1", f"{leaf}/2"))))
-        yield s, flights
-
-
-def test_the_pace_spaces_a_hosts_requests_across_the_cluster(
-    client: Client, paced_host: tuple[Served, Flights], monkeypatch: pytest.MonkeyPatch
+def test_the_pace_holds_across_partitions_on_a_shared_host(
+    client: Client, shared_host: SharedHost
 ) -> None:
-    """Tasks on both workers read sites of one host: its requests start at least the
-    delay apart, whichever task sends them. With a pace of each task's own, the two
-    workers' requests come closer together than that."""
-    s, flights = paced_host
-    sites = [s.a(f"/s{k}/index.xml") for k in range(3)]
+    """Both partitions' requests to the shared CDN start at least the delay apart, the
+    handover of its lease included; with the host not leased (``per_host=None``), the
+    two partitions' paces each hold alone and their requests come closer than that."""
+    cdn, flights = shared_host, shared_host.flights
     config = dataclasses.replace(CONFIG, pace=Pace(delay=PACE))
 
-    def read() -> pd.DataFrame:
-        entries, _ = read_sites(sites, config=config, sites_per_task=1, batch_small=1)
-        return entries.compute()
+    def read(per_host: int | None) -> Callable[[], pd.DataFrame]:
+        def once() -> pd.DataFrame:
+            flights.log.clear()
+            entries = read_sites(cdn.urls, config=config, per_host=per_host, sites_per_task=1)[0]
+            rows = entries.compute()
+            assert len(rows) == 2 * CDN_LEAVES * CDN_URLS
+            assert len(flights.log) == 2 * (1 + CDN_LEAVES)
+            return rows
 
-    # The scheduler chooses the workers: on a busy machine it may give one worker every task.
-    # A few tries (bounded) until both ran some; each try's requests must be paced anyway.
-    for _ in range(3):
-        flights.log.clear()
-        with get_task_stream(client) as stream:
-            rows = read()
-        assert len(rows) == 3 * 2 and len(flights.log) == 3 * 3  # index, leaf's head, leaf
-        assert min(_start_gaps(flights)) >= PACE - JITTER
-        workers = {t["worker"] for t in stream.data if "sitemap-reader-" in str(t["key"])}
-        if len(workers) == 2:
-            break
-    assert len(workers) == 2
+        return once
 
-    flights.log.clear()
-    monkeypatch.setattr(sitemap_reader.dask, "_shared_book", lambda config: None)
-    assert len(read()) == 3 * 2
+    _on_two_workers(client, read(2))
+    assert min(_start_gaps(flights)) >= PACE - JITTER
 
+    _on_two_workers(client, read(None))
     assert min(_start_gaps(flights)) < PACE - JITTER
 
 
-def test_a_crawl_delay_found_by_discovery_paces_the_leaf_tasks(client: Client) -> None:
-    """robots.txt's Crawl-delay, read by the discovery task, spaces the requests of the
-    leaf tasks (whose readers never read robots.txt) on both workers."""
+def test_a_crawl_delay_paces_the_sites_sitemaps(client: Client) -> None:
+    """robots.txt's Crawl-delay, read in the partition's task, spaces its sitemaps."""
     flights = Flights()
     with ThreadedServer() as s:
         leaves = [f"/leaf-{j}.xml" for j in range(3)]
         robots = f"User-agent: *\nCrawl-delay: {PACE}\nSitemap: {s.a('/i.xml')}\n"
         s.add("/robots.txt", text(robots))
         s.add("/i.xml", xml(sitemapindex(*map(s.a, leaves))))
-        for leaf in leaves:  # slow: two leaf tasks unpaced would overlap
+        for leaf in leaves:  # slow: two requests unpaced would overlap
             s.add(leaf, flights.around(slow(xml(urlset(s.a(f"{leaf}/1"))), 0.05)))
         config = dataclasses.replace(CONFIG, pace=Pace(obey_crawl_delay=True))
 
-        entries, _ = read_sites([s.a("/")], config=config, batch_small=1)
-        flights.log.clear()  # the leaf tasks' requests only
+        entries, _ = read_sites([s.a("/")], config=config)
         rows = entries.compute()
 
     assert len(rows) == 3 and len(flights.log) == 3
     assert min(_start_gaps(flights)) >= PACE - JITTER
 
 
-async def test_a_cancelled_wait_gives_back_the_turn_it_gets() -> None:
-    """A request cancelled while it waits for a turn (its run stopped) cannot call off the
-    blocking wait under way: the turn that wait gets is given back, and the host's one turn
-    is free again."""
-    from sitemap_reader.dask import _ClusterGate
+def _gate(own: frozenset[str] = frozenset()) -> sitemap_reader.dask._PartitionGate:
+    return sitemap_reader.dask._PartitionGate(2, own, PaceBook())
 
-    gate = _ClusterGate(1)  # no cluster here: this process's semaphore
-    host = f"cancelled-{uuid.uuid4().hex}:80"  # process-wide: a name of this test's own
-    assert await gate.enter(host, None)
-    waiting = asyncio.create_task(gate.enter(host, None))
-    for _ in range(10):  # until it waits on its thread
-        await asyncio.sleep(0)
-    waiting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await waiting
 
-    gate.leave(host)
+async def test_a_lease_is_asked_once_while_its_host_is_in_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No cluster here: the lease is this process's. Five requests at a shared host ask
+    for its lease once; it goes back ``LINGER`` after the last leaves, and is asked again
+    only when the host is wanted after that. A host of the partition's own is never
+    leased."""
+    monkeypatch.setattr(sitemap_reader.dask, "LINGER", 0.05)
+    host = f"shared-{uuid.uuid4().hex}:80"  # process-wide: a name of this test's own
+    lease = sitemap_reader.dask._host_lease(host)
+    gate = _gate(frozenset({"own:80"}))
 
-    assert await gate.enter(host, 5.0)
-    gate.leave(host)
+    async def request() -> None:
+        assert await gate.enter(host, 5.0)
+        await asyncio.sleep(0.01)
+        gate.leave(host)
+
+    await asyncio.gather(*(request() for _ in range(5)))
+    assert gate.leases_taken == 1
+    assert not lease.acquire(timeout=0)  # held through the linger
+    await asyncio.sleep(0.2)
+    assert lease.acquire(timeout=5)  # given back
+    lease.release()
+
+    await request()
+    assert await gate.enter("own:80", 1.0)
+    gate.leave("own:80")
+    assert gate.leases_taken == 2
+    await gate.close()
+    assert lease.acquire(timeout=5)
+    lease.release()
+
+
+async def test_a_lease_wait_ends_at_the_deadline_and_the_late_lease_goes_back() -> None:
+    """A request still waiting for a lease another partition holds when the run's deadline
+    comes is refused; the lease its wait gets later is given back at the task's end."""
+    host = f"held-{uuid.uuid4().hex}:80"
+    lease = sitemap_reader.dask._host_lease(host)
+    assert lease.acquire(timeout=0)  # another partition holds it
+    gate = _gate()
+
+    assert not await gate.enter(host, 0.1)
+
+    lease.release()  # the other partition is done: the wait under way gets it
+    await gate.close()
+    assert lease.acquire(timeout=5)
+    lease.release()
 
 
 def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
@@ -556,23 +664,27 @@ def test_import_sitemap_reader_needs_no_dask() -> None:
     assert done.stdout.strip() == "False"
 
 
-def test_plan_splits_a_site_of_few_large_leaves() -> None:
-    """Batching goes by leaf count and by bytes: three 1 MB leaves are three tasks, three
-    small ones of another site share one, and unknown sizes count as small."""
-    from sitemap_reader.dask import _Found, _plan
+def test_partitions_keep_a_hosts_sites_together() -> None:
+    """Partitions of about ``sites_per_task`` sites, a host's sites never split, even when
+    they are more than that."""
+    from sitemap_reader.dask import _partitions
 
-    def leaves(site: str, sizes: list[int | None]) -> tuple[Leaf, ...]:
-        return tuple(Leaf(f"{site}{i}.xml", site, "", 0, None, size=n) for i, n in enumerate(sizes))
-
-    big = _Found("http://a/", leaves("http://a/", [1_000_000] * 3), ())
-    small = _Found("http://b/", leaves("http://b/", [10_000, None, 5_000]), ())
-    tiny = _Found("http://c/", leaves("http://c/", [None]), ())
-
-    parts = _plan([big, small, tiny], batch_small=8, leaves_per_task=1)
-
-    assert [[(site, len(ls)) for site, ls in part] for part in parts] == [
-        [("http://a/", 1)],
-        [("http://a/", 1)],
-        [("http://a/", 1)],
-        [("http://b/", 3), ("http://c/", 1)],
+    sites = [
+        "https://a.example/",
+        "https://b.example/",
+        "https://a.example/blog/sitemap.xml",
+        "https://c.example/",
+        "https://a.example:8443/",
+        "http://a.example/",
+        "https://b.example/news.xml",
+        "https://b.example/more.xml",
     ]
+
+    assert _partitions(sites, 2) == [
+        ("https://a.example/", "https://a.example/blog/sitemap.xml"),
+        ("https://b.example/", "https://b.example/news.xml", "https://b.example/more.xml"),
+        ("https://c.example/", "https://a.example:8443/"),
+        ("http://a.example/",),
+    ]
+    by_host = [sites[i] for i in (0, 2, 1, 6, 7, 3, 4, 5)]
+    assert _partitions(sites, 16) == [tuple(by_host)]

@@ -146,6 +146,23 @@ async def test_pacers_sharing_a_store_share_the_starts_and_the_slowdowns() -> No
     assert two.delay("a.example:443") == 1.0  # that reader never learned it itself
 
 
+def test_a_book_says_how_long_until_a_host_is_free() -> None:
+    """What a partition of read_sites waits for before it gives a shared host's lease back:
+    nothing for a host never started, the rest of the delay after a start, raised by a
+    slowdown, nothing once it has passed."""
+    fake = FakeTime()
+    book = PaceBook(fake.clock)
+    assert book.free_in("a.example:443") == 0.0
+    book.take("a.example:443", 2.0, None)
+    assert book.free_in("a.example:443") == 2.0
+    book.slow("a.example:443", 5.0)
+    fake.now += 1.0
+    assert book.free_in("a.example:443") == 4.0
+    assert book.free_in("b.example:443") == 0.0
+    fake.now += 10.0
+    assert book.free_in("a.example:443") == 0.0
+
+
 @pytest.mark.parametrize("value", [-1.0, float("inf"), float("nan")])
 def test_a_pace_is_a_finite_number_of_seconds(value: float) -> None:
     with pytest.raises(ValueError, match=r"Pace\.delay"):

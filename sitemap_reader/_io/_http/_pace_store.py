@@ -68,6 +68,11 @@ class PaceBook:
         with self._lock:
             return self._raise(host, delay)
 
+    def free_in(self, host: str) -> float:
+        """Seconds until ``host``'s next free start (0 when it is free now)."""
+        with self._lock:
+            return max(self._next.get(host, 0.0) - self._clock(), 0.0)
+
     def _raise(self, host: str, delay: float) -> float:
         current = self._delays.get(host, 0.0)
         if delay <= current:
