@@ -60,8 +60,10 @@ from ._output._frames import problem_frame, problem_schema
 from ._output._table import (
     PENDING_ENTRIES,
     entries_to_dataframe,
-    entries_to_table,
+    entry_schema,
+    record_batch,
     require_pyarrow,
+    source_column,
     table_to_dataframe,
 )
 
@@ -328,38 +330,42 @@ class _NoProfiler(WorkerPlugin):
 
 @dataclass(eq=False)
 class _Gathered:
-    """What a task read, site by site as the batches' roots name them: entries as Arrow
-    tables (converted every ``PENDING_ENTRIES``, so records never pile up), problems."""
+    """What a task read: entries as Arrow record batches (converted every
+    ``PENDING_ENTRIES``, so records never pile up; each row's source from the runs of
+    batch roots), and ``(site, problem)`` pairs."""
 
-    tables: list[pa.Table] = field(default_factory=list)
-    pending: dict[str, list[Entry]] = field(default_factory=dict)
+    batches: list[pa.RecordBatch] = field(default_factory=list)
+    pending: list[Entry] = field(default_factory=list)
+    runs: list[tuple[str, int]] = field(default_factory=list)  # (site, rows) of pending
     problems: list[tuple[str, Problem]] = field(default_factory=list)
 
     async def take(self, batches: AsyncIterator[Batch]) -> None:
         async for batch in batches:
             site = batch.root or ""
-            pending = self.pending.setdefault(site, [])
-            for event in batch:
-                if type(event) is Entry:
-                    pending.append(event)
-                elif type(event) is Problem:
-                    self.problems.append((site, event))
-            if len(pending) >= PENDING_ENTRIES:
-                self._convert(site)
+            entries = [event for event in batch if type(event) is Entry]
+            if len(entries) < len(batch):  # reports and problems: rare beside entries
+                self.problems += [(site, e) for e in batch if type(e) is Problem]
+            if not entries:
+                continue
+            self.pending += entries
+            if self.runs and self.runs[-1][0] == site:
+                self.runs[-1] = (site, self.runs[-1][1] + len(entries))
+            else:
+                self.runs.append((site, len(entries)))
+            if len(self.pending) >= PENDING_ENTRIES:
+                self._convert()
 
-    def _convert(self, site: str) -> None:
-        pending = self.pending.pop(site, [])
-        if pending:
-            self.tables.append(entries_to_table(pending, source=site))
+    def _convert(self) -> None:
+        if self.pending:
+            sources = source_column(require_pyarrow(), self.runs)
+            self.batches.append(record_batch(self.pending, sources))
+            self.pending, self.runs = [], []
 
     def frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        for site in list(self.pending):
-            self._convert(site)
-        if not self.tables:
-            entries = entries_to_dataframe([])
-        else:
-            entries = table_to_dataframe(require_pyarrow().concat_tables(self.tables))
-        return entries, problem_frame(self.problems)
+        self._convert()
+        table = require_pyarrow().Table.from_batches(self.batches, schema=entry_schema())
+        self.batches = []
+        return table_to_dataframe(table), problem_frame(self.problems)
 
 
 def _read_partition(
