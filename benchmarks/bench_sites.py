@@ -12,7 +12,8 @@ Each reader runs in a fresh child process, its wall time and peak RSS from ``os.
 (a) ``sitemap-reader dump --sites FILE`` (jsonl to /dev/null, then parquet to a file): every
     site in one run, one process, one session with its per-host limit;
 (b) ``read_sites`` on a ``LocalCluster`` of 2 worker processes (1 thread each), both frames
-    written with ``to_parquet`` and computed together. Its peak RSS is given for the client
+    written with ``to_parquet`` and computed together: a partition of about
+    ``--sites-per-task`` sites (16), by host, a task. Its peak RSS is given for the client
     (which hosts the scheduler) and for each worker, as each reports its own.
 
     python benchmarks/bench_sites.py
@@ -112,7 +113,7 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_dask(sites_file: str, out: str, workers: int, batch_small: int) -> dict[str, Any]:
+def run_dask(sites_file: str, out: str, workers: int, sites_per_task: int) -> dict[str, Any]:
     """read_sites on a fresh LocalCluster, both frames to Parquet; times, rows, peak RSS."""
     import pyarrow.parquet as pq
     from dask.base import compute
@@ -136,8 +137,8 @@ def run_dask(sites_file: str, out: str, workers: int, batch_small: int) -> dict[
         # read: a few seconds here, counted with the cluster's start.
         client.run(importlib.import_module, "sitemap_reader.dask")
         started = time.perf_counter()
-        entries, problems = read_sites(sites, batch_small=batch_small)
-        discovered = time.perf_counter()
+        entries, problems = read_sites(sites, sites_per_task=sites_per_task)
+        called = time.perf_counter()  # the frames are lazy: nothing is read yet
         compute(
             entries.to_parquet(f"{out}/entries", compute=False, write_index=False),
             problems.to_parquet(f"{out}/problems", compute=False, write_index=False),
@@ -152,11 +153,21 @@ def run_dask(sites_file: str, out: str, workers: int, batch_small: int) -> dict[
         "problems": faults,
         "partitions": partitions,
         "cluster_s": started - start,
-        "discovery_s": discovered - started,
-        "read_s": done - discovered,
+        "call_s": called - started,
+        "read_s": done - called,
         "client_rss_mb": _peak_rss_mb(),
         "worker_rss_mb": worker_rss,
     }
+
+
+def wait_for_sites(server: subprocess.Popen[bytes], sites_file: str, seconds: float) -> None:
+    """Wait until the server has written its list of sites, at most ``seconds``."""
+    for _ in range(int(seconds * 10)):
+        if os.path.exists(sites_file) or server.poll() is not None:
+            break
+        time.sleep(0.1)
+    if not os.path.exists(sites_file):
+        raise SystemExit("the site server did not start")
 
 
 # -- measuring ------------------------------------------------------------------------------------
@@ -176,9 +187,9 @@ def measure_dump(sites_file: str, fmt: str, target: str) -> dict[str, Any]:
     }
 
 
-def measure_dask(sites_file: str, out: str, workers: int, batch_small: int) -> dict[str, Any]:
+def measure_dask(sites_file: str, out: str, workers: int, sites_per_task: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--run-dask", sites_file, out]
-    command += ["--workers", str(workers), "--batch-small", str(batch_small)]
+    command += ["--workers", str(workers), "--sites-per-task", str(sites_per_task)]
     run = bench_site.run_measured(command)
     result: dict[str, Any] = {"reader": f"read_sites, {workers} workers"}
     try:
@@ -196,7 +207,7 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=20, help="leaves of the large site")
     parser.add_argument("--urls-per-child", type=int, default=50_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--batch-small", type=int, default=8)
+    parser.add_argument("--sites-per-task", type=int, default=16)
     parser.add_argument("--readers", default="jsonl,parquet,dask")
     parser.add_argument("--json", metavar="FILE", help="also write the results here")
     parser.add_argument("--serve", metavar="SITES_FILE", help=argparse.SUPPRESS)
@@ -209,7 +220,7 @@ def main() -> None:
         return
     if args.run_dask:
         sites_file, out = args.run_dask
-        print(json.dumps(run_dask(sites_file, out, args.workers, args.batch_small)))
+        print(json.dumps(run_dask(sites_file, out, args.workers, args.sites_per_task)))
         return
     compile_package()  # the readers' processes start from bytecode, as after pip install
 
@@ -221,12 +232,7 @@ def main() -> None:
         command += ["--urls-per-child", str(args.urls_per_child)]
         server = subprocess.Popen(command)
         try:
-            for _ in range(max(1200, args.children * 60)):  # generating takes ~1 s a leaf
-                if os.path.exists(sites_file) or server.poll() is not None:
-                    break
-                time.sleep(0.1)
-            if not os.path.exists(sites_file):
-                raise SystemExit("the site server did not start")
+            wait_for_sites(server, sites_file, max(120, args.children * 6))  # ~1 s a leaf
             print(
                 f"sites: {args.small} x {args.small_urls:,} URLs + 1 x {args.children} x "
                 f"{args.urls_per_child:,} URLs = {expected:,} URLs on 127.0.0.1",
@@ -236,7 +242,7 @@ def main() -> None:
             for name in args.readers.split(","):
                 if name == "dask":
                     out = tempfile.mkdtemp(dir=temp)
-                    result = measure_dask(sites_file, out, args.workers, args.batch_small)
+                    result = measure_dask(sites_file, out, args.workers, args.sites_per_task)
                 else:
                     target = os.devnull if name == "jsonl" else os.path.join(temp, "out.parquet")
                     result = measure_dump(sites_file, name, target)
@@ -263,8 +269,8 @@ def report(result: dict[str, Any], expected: int) -> None:
         line += (
             f" (client+scheduler {float(result['client_rss_mb']):.0f} MB,"
             f" workers {workers} MB; cluster start {float(result['cluster_s']):.1f} s,"
-            f" discovery {float(result['discovery_s']):.1f} s,"
-            f" leaves {float(result['read_s']):.1f} s,"
+            f" read_sites call {float(result['call_s']):.1f} s,"
+            f" read {float(result['read_s']):.1f} s,"
             f" {result['partitions']} partitions, {result['problems']} problems)"
         )
     print(line + flag, flush=True)
