@@ -136,6 +136,7 @@ def run_dask(sites_file: str, out: str, workers: int, sites_per_task: int) -> di
         # Workers import sitemap_reader.dask (dask.dataframe, pandas, pyarrow) before the
         # read: a few seconds here, counted with the cluster's start.
         client.run(importlib.import_module, "sitemap_reader.dask")
+        imported_rss = sorted(client.run(_peak_rss_mb).values())  # before any read
         started = time.perf_counter()
         entries, problems = read_sites(sites, sites_per_task=sites_per_task)
         called = time.perf_counter()  # the frames are lazy: nothing is read yet
@@ -157,6 +158,7 @@ def run_dask(sites_file: str, out: str, workers: int, sites_per_task: int) -> di
         "read_s": done - called,
         "client_rss_mb": _peak_rss_mb(),
         "worker_rss_mb": worker_rss,
+        "worker_import_rss_mb": imported_rss,
     }
 
 
@@ -266,9 +268,11 @@ def report(result: dict[str, Any], expected: int) -> None:
     )
     if "worker_rss_mb" in result:
         workers = ", ".join(f"{mb:.0f}" for mb in result["worker_rss_mb"])
+        imported = ", ".join(f"{mb:.0f}" for mb in result["worker_import_rss_mb"])
         line += (
             f" (client+scheduler {float(result['client_rss_mb']):.0f} MB,"
-            f" workers {workers} MB; cluster start {float(result['cluster_s']):.1f} s,"
+            f" workers {workers} MB, {imported} MB of it before the read;"
+            f" cluster start {float(result['cluster_s']):.1f} s,"
             f" read_sites call {float(result['call_s']):.1f} s,"
             f" read {float(result['read_s']):.1f} s,"
             f" {result['partitions']} partitions, {result['problems']} problems)"
