@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import json
 import os
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,29 +115,37 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+@contextlib.contextmanager
+def cluster(workers: int, threads: int) -> Iterator[Any]:
+    """A Client of a fresh LocalCluster of ``workers`` processes on 127.0.0.1, whose
+    workers have imported sitemap_reader.dask (dask.dataframe, pandas, pyarrow): a few
+    seconds, counted with the cluster's start."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=threads,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+        ) as local,
+        Client(local) as client,
+    ):
+        client.run(importlib.import_module, "sitemap_reader.dask")
+        yield client
+
+
 def run_dask(sites_file: str, out: str, workers: int, sites_per_task: int) -> dict[str, Any]:
     """read_sites on a fresh LocalCluster, both frames to Parquet; times, rows, peak RSS."""
     import pyarrow.parquet as pq
     from dask.base import compute
-    from distributed import Client, LocalCluster
 
     from sitemap_reader.dask import read_sites
 
     sites = Path(sites_file).read_text().split()
     start = time.perf_counter()
-    with (
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        # Workers import sitemap_reader.dask (dask.dataframe, pandas, pyarrow) before the
-        # read: a few seconds here, counted with the cluster's start.
-        client.run(importlib.import_module, "sitemap_reader.dask")
+    with cluster(workers, 1) as client:
         imported_rss = sorted(client.run(_peak_rss_mb).values())  # before any read
         started = time.perf_counter()
         entries, problems = read_sites(sites, sites_per_task=sites_per_task)

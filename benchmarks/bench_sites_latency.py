@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_site  # found through the path set above
 from _bytecode import compile_package
-from bench_sites import _peak_rss_mb, wait_for_sites
+from bench_sites import _peak_rss_mb, cluster, wait_for_sites
 
 PER_HOST = 2
 CONCURRENCY = 16  # the reader's default (Limits.max_concurrency), and Scrapy's
@@ -101,10 +101,8 @@ def serve(sites: int, urls: int, latency: float, sites_file: str) -> None:
 def run_dask(sites_file: str, workers: int, threads: int, sites_per_task: int) -> dict[str, Any]:
     """read_sites on a fresh LocalCluster; the entries counted on the workers."""
     import dataclasses
-    import importlib
 
     from dask.base import compute
-    from distributed import Client, LocalCluster
 
     from sitemap_reader import DEFAULT_CONFIG
     from sitemap_reader.dask import read_sites
@@ -113,17 +111,7 @@ def run_dask(sites_file: str, workers: int, threads: int, sites_per_task: int) -
     limits = dataclasses.replace(DEFAULT_CONFIG.limits, per_host=PER_HOST)
     config = dataclasses.replace(DEFAULT_CONFIG, limits=limits)
     start = time.perf_counter()
-    with (
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=threads,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        client.run(importlib.import_module, "sitemap_reader.dask")
+    with cluster(workers, threads) as client:
         started = time.perf_counter()
         entries, problems = read_sites(
             sites, config=config, per_host=PER_HOST, sites_per_task=sites_per_task
