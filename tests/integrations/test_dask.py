@@ -585,6 +585,42 @@ def test_a_crawl_delay_paces_the_sites_sitemaps(client: Client) -> None:
     assert min(_start_gaps(flights)) >= PACE - JITTER
 
 
+def test_a_shared_host_leased_elsewhere_past_the_deadline_is_a_problem(
+    shared_host: SharedHost,
+) -> None:
+    """On dask's threads scheduler (the lease is this process's), a partition whose CDN host
+    another holder keeps past the run's deadline gives a ``deadline`` problem naming the
+    CDN's index and host; the sites' own robots.txt were read, and a site of the same
+    partition that needs no CDN still gives its entries."""
+    cdn = shared_host
+    host = cdn.lease.removeprefix("sitemap-reader:host:")
+    lease = sitemap_reader.dask._host_lease(host)
+    assert lease.acquire(timeout=0)  # another partition holds the CDN
+    config = dataclasses.replace(
+        CONFIG, timeouts=dataclasses.replace(CONFIG.timeouts, deadline=1.0)
+    )
+    try:
+        with ThreadedServer() as own:
+            own.add("/sitemap.xml", xml(urlset(own.a("/a"), own.a("/b"))))
+            sites = [cdn.urls[0], own.a("/sitemap.xml")]
+            with dask.config.set(scheduler="threads"):
+                entries, problems = read_sites(sites, config=config, sites_per_task=2)
+                rows, problem_frame = compute(entries, problems)
+    finally:
+        lease.release()
+
+    assert sorted(rows["loc"]) == [own.a("/a"), own.a("/b")]
+    assert cdn.flights.log == []  # nothing was sent to the CDN
+    assert cdn.sites[0].count("/robots.txt") == 1
+    [problem] = problem_frame.itertuples()
+    assert (problem.site, problem.url, problem.kind) == (
+        cdn.urls[0],
+        cdn.cdn.a("/s0/index.xml"),
+        "deadline",
+    )
+    assert f"waiting for a turn at {host}" in problem.message
+
+
 def _gate(own: frozenset[str] = frozenset()) -> sitemap_reader.dask._PartitionGate:
     return sitemap_reader.dask._PartitionGate(2, own, PaceBook())
 
