@@ -12,7 +12,8 @@
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
 
-// Two calls of the C API are unsafe, in `pyslots` (the bindings), each with why it holds.
+// The C API's unsafe calls are in `pyslots` (the bindings), each with why it holds: the
+// records' allocator and slots, and the datetime module's constructor.
 #![deny(unsafe_code)]
 
 pub mod block;

@@ -4,24 +4,25 @@
 //!
 //! Each record is an instance of a frozen slots dataclass built without its Python
 //! `__init__`. The object is allocated as `object.__new__` allocates it, with the type's
-//! generic allocator (every slot empty), and each field is set as the dataclass's own
-//! `__init__` sets it, with `object.__setattr__`: the generic attribute setter, which finds
-//! the field's slot (a member descriptor) on the class and stores the value there, past the
-//! class's `__setattr__` that refuses writes to a frozen instance. Called through the C
-//! API, neither builds an argument tuple nor a bound method; through Python, those were a
-//! third of the cost of making a record. The fields it sets are [`RECORDS`], exported as
-//! `_native.RECORDS`: the package checks them against its dataclasses' fields at import
+//! generic allocator (every slot empty), and each field's value is stored in its slot as
+//! the slot's member descriptor stores it (what the dataclass's own `__init__` does through
+//! `object.__setattr__`), at the slot's offset in the instance, found once per class
+//! ([`slot_offsets`]): no argument tuple, no bound method, no attribute lookup a field.
+//! Datetimes are made by the `datetime` module's own C API (its capsule), not through a
+//! Python call. The fields it sets are [`RECORDS`], exported as `_native.RECORDS`: the
+//! package checks them against its dataclasses' fields at import
 //! (`_core/_xml/_interface.py`), and [`Slots::of`] that each is a slot of a class whose
 //! `__new__` is `object`'s.
 
 use std::collections::HashMap;
+use std::ffi::c_int;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
 use crate::block::extend::{NEWS_FIELDS, VIDEO_FIELDS};
 use crate::record::{Alternate, ChangeFreq, DateTime, Entry, Image, News, SitemapRef, Video};
@@ -57,6 +58,14 @@ pub(crate) const RECORDS: [(&str, &[&str]); 6] = [
 const DATES: usize = 4_096;
 const _: () = assert!(DATES.is_power_of_two()); // (a slot is the hash's low bits)
 
+/// A cache of this many short values at most, of the fields whose values a document repeats
+/// (an alternate's hreflang and media, an image's licence and place, a news item's
+/// publication): one `str` each, shared by the records.
+const TEXTS: usize = 256;
+const _: () = assert!(TEXTS.is_power_of_two());
+/// The longest value kept there, in bytes (longer ones rarely repeat).
+const TEXT_BYTES: usize = 64;
+
 /// The record classes and the standard library's types a record's values are made of;
 /// one per interface (`_native.Interface`), shared by every document read with it.
 pub(crate) struct Records {
@@ -68,7 +77,7 @@ pub(crate) struct Records {
     news: Slots<6>,
     changefreqs: Vec<Py<PyAny>>, // the enum's members, in `ChangeFreq::ALL`'s order
     datetime: Py<PyAny>,
-    fromisoformat: Py<PyAny>, // datetime.fromisoformat: one string, parsed in C
+    new_datetime: Option<NewDateTime>, // the datetime module's constructor in C, if found
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
     utc: Py<PyAny>,
@@ -89,6 +98,7 @@ impl Records {
         let datetime = py.import("datetime")?;
         let timezone = datetime.getattr(intern!(py, "timezone"))?;
         let datetime_type = datetime.getattr(intern!(py, "datetime"))?;
+        let utc = timezone.getattr(intern!(py, "utc"))?;
         Ok(Self {
             entry: Slots::of(config, "entry", &ENTRY_FIELDS)?,
             sitemap_ref: Slots::of(config, "sitemap_ref", &SITEMAP_REF_FIELDS)?,
@@ -97,11 +107,9 @@ impl Records {
             video: Slots::of(config, "video", &VIDEO_FIELDS)?,
             news: Slots::of(config, "news", &NEWS_FIELDS)?,
             changefreqs,
-            fromisoformat: datetime_type
-                .getattr(intern!(py, "fromisoformat"))?
-                .unbind(),
+            new_datetime: new_datetime(&datetime_type, &utc),
             datetime: datetime_type.unbind(),
-            utc: timezone.getattr(intern!(py, "utc"))?.unbind(),
+            utc: utc.unbind(),
             timezone: timezone.unbind(),
             timedelta: datetime.getattr(intern!(py, "timedelta"))?.unbind(),
             date_alone: config.getattr(intern!(py, "date_alone"))?.unbind(),
@@ -118,6 +126,8 @@ pub(crate) struct Objects {
     /// Direct-mapped by `date_key`'s hash: a lookup is one slot whatever the keys, so
     /// dates crafted to collide only miss (a hash map's chains would grow instead).
     dates: Vec<Option<(DateKey, Py<PyAny>)>>,
+    /// The same for the short values [`Objects::shared`] makes.
+    texts: Vec<Option<(Box<str>, Py<PyString>)>>,
     zones: HashMap<i32, Py<PyAny>>,
 }
 
@@ -126,6 +136,7 @@ impl Objects {
         Self {
             records,
             dates: (0..DATES).map(|_| None).collect(),
+            texts: (0..TEXTS).map(|_| None).collect(),
             zones: HashMap::new(),
         }
     }
@@ -199,7 +210,7 @@ impl Objects {
             .build(py, [loc, lastmod, url.clone()])
     }
 
-    pub(crate) fn image<'py>(&self, py: Python<'py>, i: &Image) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn image<'py>(&mut self, py: Python<'py>, i: &Image) -> PyResult<Bound<'py, PyAny>> {
         let text = |v: &Option<String>| -> PyResult<Bound<'py, PyAny>> {
             Ok(v.as_deref().into_pyobject(py)?.into_any())
         };
@@ -208,21 +219,21 @@ impl Objects {
             loc,
             text(&i.caption)?,
             text(&i.title)?,
-            text(&i.geo_location)?,
-            text(&i.license)?,
+            self.shared(py, i.geo_location.as_deref()),
+            self.shared(py, i.license.as_deref()),
         ];
         self.records.image.build(py, values)
     }
 
     pub(crate) fn alternate<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         a: &Alternate,
     ) -> PyResult<Bound<'py, PyAny>> {
         let values = [
-            a.hreflang.as_deref().into_pyobject(py)?.into_any(),
+            self.shared(py, a.hreflang.as_deref()),
             a.href.as_str().into_pyobject(py)?.into_any(),
-            a.media.as_deref().into_pyobject(py)?.into_any(),
+            self.shared(py, a.media.as_deref()),
         ];
         self.records.alternate.build(py, values)
     }
@@ -263,14 +274,34 @@ impl Objects {
             Ok(v.as_deref().into_pyobject(py)?.into_any())
         };
         let values = [
-            text(&n.publication_name)?,
-            text(&n.publication_language)?,
+            self.shared(py, n.publication_name.as_deref()),
+            self.shared(py, n.publication_language.as_deref()),
             self.date(py, n.publication_date)?,
             text(&n.title)?,
             text(&n.keywords)?,
             text(&n.genres)?,
         ];
         self.records.news.build(py, values)
+    }
+
+    /// `value` as a `str` (None as None), the one made before when it is short and was the
+    /// last value to take its slot of the cache.
+    fn shared<'py>(&mut self, py: Python<'py>, value: Option<&str>) -> Bound<'py, PyAny> {
+        let Some(text) = value else {
+            return py.None().into_bound(py);
+        };
+        if text.len() > TEXT_BYTES {
+            return PyString::new(py, text).into_any();
+        }
+        let slot = text_slot(text);
+        if let Some((known, object)) = &self.texts[slot] {
+            if **known == *text {
+                return object.bind(py).clone().into_any();
+            }
+        }
+        let object = PyString::new(py, text);
+        self.texts[slot] = Some((text.into(), object.clone().unbind()));
+        object.into_any()
     }
 
     /// A datetime, from the cache when it was built before.
@@ -289,37 +320,33 @@ impl Objects {
                 return Ok(date.bind(py).clone());
             }
         }
-        let built = match iso_text(&d).filter(|_| !d.date_alone) {
-            // The string, parsed by C, costs less than the constructor's eight arguments
-            // parsed by keyword rules; an offset of 0 gives UTC's own object, as below.
-            Some(text) => self
-                .records
-                .fromisoformat
-                .bind(py)
-                .call1((PyString::new(py, text.as_str()),))?,
-            None => {
-                let zone = if d.date_alone {
-                    self.records.date_alone.bind(py).clone()
-                } else {
-                    self.zone(py, d.offset_seconds)?
-                };
-                self.records.datetime.bind(py).call1((
-                    d.year,
-                    d.month,
-                    d.day,
-                    d.hour,
-                    d.minute,
-                    d.second,
-                    d.microsecond,
-                    zone,
-                ))?
+        let zone = if d.date_alone {
+            self.records.date_alone.bind(py).clone()
+        } else {
+            self.zone(py, d.offset_seconds)?
+        };
+        let built = match self.records.new_datetime {
+            Some(make) => {
+                let class = self.records.datetime.bind(py);
+                make.call(py, &d, &zone, class)?
             }
+            None => self.records.datetime.bind(py).call1((
+                d.year,
+                d.month,
+                d.day,
+                d.hour,
+                d.minute,
+                d.second,
+                d.microsecond,
+                zone,
+            ))?,
         };
         self.dates[slot] = Some((key, built.clone().unbind()));
         Ok(built)
     }
 
-    /// The `timezone` of an offset (UTC's own object for 0, as `fromisoformat` gives).
+    /// The `timezone` of an offset (UTC's own object for 0, as `fromisoformat` gives), one
+    /// object per offset.
     fn zone<'py>(&mut self, py: Python<'py>, seconds: i32) -> PyResult<Bound<'py, PyAny>> {
         if seconds == 0 {
             return Ok(self.records.utc.bind(py).clone());
@@ -362,83 +389,20 @@ fn date_slot((date, rest): DateKey) -> usize {
     (x as usize) & (DATES - 1)
 }
 
-/// `d` as `datetime.isoformat()` writes it (`YYYY-MM-DDTHH:MM:SS[.ffffff]+HH:MM`), which
-/// `fromisoformat` reads back to the same datetime; None where the constructor must make
-/// it (a year out of four digits, an offset of seconds, fields out of range).
-fn iso_text(d: &DateTime) -> Option<IsoText> {
-    let offset = d.offset_seconds;
-    let in_range = (1..=9999).contains(&d.year)
-        && (1..=12).contains(&d.month)
-        && (1..=31).contains(&d.day)
-        && d.hour < 24
-        && d.minute < 60
-        && d.second < 60
-        && d.microsecond < 1_000_000
-        && offset % 60 == 0
-        && offset.abs() < 86_400;
-    if !in_range {
-        return None;
+/// The slot of a short text in the cache (FNV-1a: a value crafted to collide only misses).
+fn text_slot(text: &str) -> usize {
+    let mut hash: u32 = 0x811c_9dc5;
+    for &byte in text.as_bytes() {
+        hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
     }
-    let mut text = IsoText::default();
-    let year = d.year as u32;
-    text.digits(year / 100, 2);
-    text.digits(year % 100, 2);
-    for (sep, value) in [
-        (b'-', d.month),
-        (b'-', d.day),
-        (b'T', d.hour),
-        (b':', d.minute),
-        (b':', d.second),
-    ] {
-        text.push(sep);
-        text.digits(u32::from(value), 2);
-    }
-    if d.microsecond != 0 {
-        text.push(b'.');
-        text.digits(d.microsecond, 6);
-    }
-    text.push(if offset < 0 { b'-' } else { b'+' });
-    let minutes = offset.unsigned_abs() / 60;
-    text.digits(minutes / 60, 2);
-    text.push(b':');
-    text.digits(minutes % 60, 2);
-    Some(text)
-}
-
-/// The ASCII text of one datetime, on the stack (at most 32 bytes:
-/// `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`).
-#[derive(Default)]
-struct IsoText {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl IsoText {
-    fn push(&mut self, byte: u8) {
-        self.bytes[self.len] = byte;
-        self.len += 1;
-    }
-
-    /// `value`'s last `width` decimal digits, zero-padded.
-    fn digits(&mut self, mut value: u32, width: usize) {
-        for place in (self.len..self.len + width).rev() {
-            self.bytes[place] = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
-        self.len += width;
-    }
-
-    fn as_str(&self) -> &str {
-        // (ASCII digits and separators only: always UTF-8)
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
+    (hash as usize) & (TEXTS - 1)
 }
 
 /// The builder of one record class: its `N` fields, whose values [`Slots::build`] takes
 /// as an array of `N` (a field added to the list without its value does not compile).
 pub(crate) struct Slots<const N: usize> {
     class: Py<PyType>,
-    names: [Py<PyString>; N], // the fields, in order, interned
+    offsets: [usize; N], // where each field's slot lies in an instance, in bytes
 }
 
 impl<const N: usize> Slots<N> {
@@ -487,14 +451,12 @@ impl<const N: usize> Slots<N> {
                         "{name} is no slot of {class}"
                     )));
                 }
-                Ok(PyString::intern(py, name).unbind())
+                Ok(PyString::intern(py, name))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let names =
-            <[_; N]>::try_from(names).map_err(|_| PyTypeError::new_err("one name a field"))?; // (never: `fields` has N)
         Ok(Self {
+            offsets: slot_offsets(class, &names)?,
             class: class.clone().unbind(),
-            names,
         })
     }
 
@@ -504,10 +466,76 @@ impl<const N: usize> Slots<N> {
         values: [Bound<'py, PyAny>; N],
     ) -> PyResult<Bound<'py, PyAny>> {
         let object = allocate(self.class.bind(py))?;
-        for (name, value) in self.names.iter().zip(values) {
-            set_slot(&object, name.bind(py), &value)?;
+        for (&offset, value) in self.offsets.iter().zip(values) {
+            store(&object, offset, value);
         }
         Ok(object)
+    }
+}
+
+/// Where the slot of each of `names` lies in an instance of `class`, in bytes from its
+/// start. The limited API gives no member's offset, so it is observed: an instance gets an
+/// object of its own in each slot, through the generic setter (which writes where the
+/// slot's member descriptor says), and each object's address is looked for among the
+/// instance's words. Found exactly once each, past the object's header, or refused.
+fn slot_offsets<const N: usize>(
+    class: &Bound<'_, PyType>,
+    names: &[Bound<'_, PyString>],
+) -> PyResult<[usize; N]> {
+    let py = class.py();
+    let size: usize = class.getattr(intern!(py, "__basicsize__"))?.extract()?;
+    let items: usize = class.getattr(intern!(py, "__itemsize__"))?.extract()?;
+    if items != 0 {
+        return Err(PyTypeError::new_err(format!("{class} has items")));
+    }
+    let object = allocate(class)?;
+    let marks = names.iter().map(|_| PyList::empty(py)).collect::<Vec<_>>();
+    for (name, mark) in names.iter().zip(&marks) {
+        set_slot(&object, name, mark)?;
+    }
+    let words = words_of(&object, size);
+    let word = std::mem::size_of::<usize>();
+    let header = std::mem::size_of::<ffi::PyObject>();
+    let mut offsets = [0; N];
+    for ((offset, name), mark) in offsets.iter_mut().zip(names).zip(&marks) {
+        let address = mark.as_ptr() as usize;
+        let mut found = (0..words.len()).filter(|&at| words[at] == address);
+        *offset = match (found.next(), found.next()) {
+            (Some(at), None) if at * word >= header => at * word,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "the slot of {name} was not found in an instance of {class}"
+                )))
+            }
+        };
+    }
+    Ok(offsets)
+}
+
+/// The first `size` bytes of `object`, as words (at most its basic size: see the caller).
+#[allow(unsafe_code)]
+fn words_of(object: &Bound<'_, PyAny>, size: usize) -> Vec<usize> {
+    let count = size / std::mem::size_of::<usize>();
+    // SAFETY: `object` is a live instance (a `Bound`, the GIL held) of a class with no
+    // items, allocated by `PyType_GenericAlloc` with the type's basic size, `size`: its
+    // first `size` bytes are its own, initialised (zeroed, then written by Python), and an
+    // object is aligned at least as a pointer is. They are copied out while nothing else
+    // runs (the GIL is held and no Python code is called).
+    unsafe { std::slice::from_raw_parts(object.as_ptr().cast::<usize>(), count).to_vec() }
+}
+
+/// Store `value` in the empty slot at `offset` of `object`, as the slot's member descriptor
+/// stores it (it takes the reference: `into_ptr`).
+#[allow(unsafe_code)]
+fn store(object: &Bound<'_, PyAny>, offset: usize, value: Bound<'_, PyAny>) {
+    // SAFETY: `object` was just allocated by `allocate` from the class whose slots
+    // `slot_offsets` found at `offset` (an object slot, one pointer wide and aligned, past
+    // the header, inside the basic size) and has not been shown to any Python code: the slot
+    // is NULL, so no reference is lost by the write, and the object now owns the reference
+    // `into_ptr` gives up, as `PyMember_SetOne` does for an object slot. The GIL is held.
+    unsafe {
+        let slot = object.as_ptr().cast::<u8>().add(offset);
+        slot.cast::<*mut ffi::PyObject>().write(value.into_ptr());
     }
 }
 
@@ -526,7 +554,7 @@ fn allocate<'py>(class: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// `object.__setattr__(object, name, value)`.
+/// `object.__setattr__(object, name, value)`: where [`slot_offsets`] learns the slots.
 #[allow(unsafe_code)]
 fn set_slot(
     object: &Bound<'_, PyAny>,
@@ -544,5 +572,101 @@ fn set_slot(
         Ok(())
     } else {
         Err(PyErr::fetch(object.py()))
+    }
+}
+
+/// The head of the `datetime` module's C API (`PyDateTime_CAPI` of CPython's
+/// `datetime.h`, its capsule `datetime.datetime_CAPI`), as far as the constructor of a
+/// datetime. The structure only ever grew at its end (3.7 added `TimeZone_UTC`, the last
+/// field before these constructors); [`new_datetime`] checks its types against the
+/// module's before it takes anything from it.
+#[repr(C)]
+#[allow(dead_code)] // (the fields before the constructor are there for their places)
+struct DateTimeCapi {
+    date_type: *mut ffi::PyTypeObject,
+    datetime_type: *mut ffi::PyTypeObject,
+    time_type: *mut ffi::PyTypeObject,
+    delta_type: *mut ffi::PyTypeObject,
+    tzinfo_type: *mut ffi::PyTypeObject,
+    utc: *mut ffi::PyObject,
+    date_from_date:
+        unsafe extern "C" fn(c_int, c_int, c_int, *mut ffi::PyTypeObject) -> *mut ffi::PyObject,
+    datetime_from_date_and_time: MakeDateTime,
+}
+
+/// `DateTime_FromDateAndTime`: year to microsecond, tzinfo, class; a new reference, or NULL
+/// with an exception set (a field out of range: the checks of `datetime(...)`).
+type MakeDateTime = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *mut ffi::PyObject,
+    *mut ffi::PyTypeObject,
+) -> *mut ffi::PyObject;
+
+/// The `datetime` module's own constructor of a datetime, as called from C: no argument
+/// tuple, no keyword parsing (the Python call costs several times more).
+#[derive(Clone, Copy)]
+struct NewDateTime(MakeDateTime);
+
+impl NewDateTime {
+    /// `datetime(year, ..., microsecond, zone)`, of the class `class` (`datetime.datetime`,
+    /// the class [`new_datetime`] checked against the capsule's).
+    #[allow(unsafe_code)]
+    fn call<'py>(
+        self,
+        py: Python<'py>,
+        d: &DateTime,
+        zone: &Bound<'py, PyAny>,
+        class: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // (out of a C int: a value the constructor refuses, as it refuses it from Python)
+        let microsecond = c_int::try_from(d.microsecond).unwrap_or(c_int::MAX);
+        // SAFETY: the function is the `datetime` module's `DateTime_FromDateAndTime`, taken
+        // from its capsule once its head was checked (`new_datetime`); the module is never
+        // unloaded. `zone` and `class` are live objects (`Bound`) it borrows, `class` the
+        // type that module made; the GIL is held. It returns a new reference or NULL with
+        // an exception set, which `from_owned_ptr_or_err` takes.
+        unsafe {
+            let object = (self.0)(
+                d.year,
+                c_int::from(d.month),
+                c_int::from(d.day),
+                c_int::from(d.hour),
+                c_int::from(d.minute),
+                c_int::from(d.second),
+                microsecond,
+                zone.as_ptr(),
+                class.as_ptr().cast::<ffi::PyTypeObject>(),
+            );
+            Bound::from_owned_ptr_or_err(py, object)
+        }
+    }
+}
+
+/// The constructor in the `datetime` module's capsule, if the capsule is there and its
+/// datetime type and UTC are the module's `datetime` and `timezone.utc` (`datetime_type`,
+/// `utc`); None, and the datetimes are made by a call of the class, otherwise.
+#[allow(unsafe_code)]
+fn new_datetime(datetime_type: &Bound<'_, PyAny>, utc: &Bound<'_, PyAny>) -> Option<NewDateTime> {
+    // SAFETY: the GIL is held (the `Bound`s). `PyCapsule_Import` imports the module and
+    // returns the capsule's pointer, or NULL with an exception set, which is cleared. The
+    // pointer is the module's static `PyDateTime_CAPI`, which lives as long as the process:
+    // its first six fields are read, and compared with the module's own objects, before
+    // the constructor after them is taken (a layout that differs leaves it alone).
+    unsafe {
+        let capi = ffi::PyCapsule_Import(c"datetime.datetime_CAPI".as_ptr(), 0);
+        if capi.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let capi = &*capi.cast::<DateTimeCapi>();
+        let same = std::ptr::eq(capi.datetime_type.cast(), datetime_type.as_ptr())
+            && std::ptr::eq(capi.utc, utc.as_ptr());
+        same.then_some(NewDateTime(capi.datetime_from_date_and_time))
     }
 }

@@ -34,6 +34,9 @@ from tests.support.compiled import compiled_events, needs_compiled
 from tests.support.documents import clean_documents, documents, realistic_documents
 from tests.support.helpers import (
     CORPUS,
+    IMAGE_NS,
+    NEWS_NS,
+    XHTML_NS,
     cut_at,
     needs_corpus,
     parse,
@@ -313,8 +316,8 @@ def test_records_built_past_init_are_whole_frozen_dataclasses() -> None:
     ],
 )
 def test_the_compiled_core_makes_each_datetime_as_the_python_core_does(lastmod: str) -> None:
-    """The compiled core writes a date as isoformat() does and has fromisoformat() read it
-    back: the same instant, offset and UTC object as the Python core's records (a date alone:
+    """The compiled core makes a date through the datetime module's C constructor: the same
+    instant, offset and UTC object as the Python core's records (a date alone:
     the same DATE_ALONE object)."""
     data = urlset(f"<url><loc>https://example.com/a</loc><lastmod>{lastmod}</lastmod></url>")
     compiled = [e for e in parse(data.encode(), fast=True) if isinstance(e, Entry)]
@@ -330,6 +333,49 @@ def test_the_compiled_core_makes_each_datetime_as_the_python_core_does(lastmod: 
     if not made.utcoffset():
         assert made.tzinfo is (DATE_ALONE if len(lastmod) == 10 else timezone.utc)
         assert made.tzinfo is expected.tzinfo
+
+
+def _sharing_block(i: int, lastmod: str) -> str:
+    return (
+        f"<url><loc>https://example.com/{i}</loc><lastmod>{lastmod}</lastmod>"
+        '<xhtml:link rel="alternate" hreflang="de-AT" media="only screen"'
+        f' href="https://example.com/de/{i}"/>'
+        f"<image:image><image:loc>https://example.com/{i}.png</image:loc>"
+        "<image:license>https://example.com/licence</image:license>"
+        "<image:geo_location>Wien, Österreich</image:geo_location></image:image>"
+        "<news:news><news:publication><news:name>Die Zeitung</news:name>"
+        "<news:language>de</news:language></news:publication>"
+        f"<news:publication_date>2024-05-01</news:publication_date><news:title>T{i}</news:title>"
+        "</news:news></url>"
+    )
+
+
+def test_the_compiled_core_makes_a_repeated_value_once_a_document() -> None:
+    """Records are immutable, so the values a document repeats are made once and shared:
+    a datetime per lastmod, a time zone per offset, a str per short hreflang, media,
+    licence, place, publication name and language (each object made is work, and memory
+    for whoever keeps the records)."""
+    data = urlset(
+        _sharing_block(1, "2024-05-01T10:00:00+02:00"),
+        _sharing_block(2, "2024-05-02T11:00:00+02:00"),
+        _sharing_block(3, "2024-05-01T10:00:00+02:00"),
+        extra=f' xmlns:xhtml="{XHTML_NS}" xmlns:image="{IMAGE_NS}" xmlns:news="{NEWS_NS}"',
+    ).encode()
+    events, taken, built = compiled_events([data])
+    entries = [e for e in events if isinstance(e, Entry)]
+    assert (len(entries), taken, built) == (3, 3, 3)  # every record the compiled core's
+    assert entries == [e for e in parse(data, fast=False) if isinstance(e, Entry)]
+    first, second, third = entries
+    assert first.lastmod is third.lastmod and first.lastmod is not second.lastmod
+    assert first.lastmod is not None and second.lastmod is not None
+    assert first.lastmod.tzinfo is second.lastmod.tzinfo
+    for other in (second, third):
+        assert other.alternates[0].hreflang is first.alternates[0].hreflang
+        assert other.alternates[0].media is first.alternates[0].media
+        assert other.images[0].license is first.images[0].license
+        assert other.images[0].geo_location is first.images[0].geo_location
+        assert other.news[0].publication_name is first.news[0].publication_name
+        assert other.news[0].publication_language is first.news[0].publication_language
 
 
 def test_a_panic_is_a_problem_counted_as_a_bug() -> None:
