@@ -238,6 +238,23 @@ def test_the_sitemap_is_written_per_entry_whatever_the_batch() -> None:
     assert compiled("txt").write([]) == b""
 
 
+def test_a_short_batch_after_a_long_one_is_written_alone() -> None:
+    """The compiled writer keeps its buffer's room from one batch to the next on a thread
+    (growing one from nothing had glibc consolidate its free lists at every doubling): what
+    it returns holds the last batch's lines only."""
+    long = [
+        Entry(f"https://e.com/{'x' * 300}/{i}", sitemap="https://e.com/s.xml") for i in range(400)
+    ]
+    short = [Entry("https://e.com/a", sitemap="https://e.com/s.xml")]
+    for fmt in FORMATS:
+        if fmt == "csv" and not CSV_COMPILED:
+            continue
+        writer = compiled(fmt)
+        assert writer.write(long) == python_bytes(fmt, [long]), fmt
+        assert writer.write(short) == python_bytes(fmt, [short]), fmt
+        assert writer.write([]) == b"", fmt
+
+
 # -- the one choice of writer: LinePlan, what dump and line_batches write with --------------------
 
 
