@@ -469,8 +469,21 @@ impl<const N: usize> Slots<N> {
         for (&offset, value) in self.offsets.iter().zip(values) {
             store(&object, offset, value);
         }
+        untrack(&object);
         Ok(object)
     }
+}
+
+/// Take a record out of the garbage collector's lists: its values (str, float, datetime,
+/// an enum member, tuples of records made here) are immutable and none can refer back to
+/// it, so it is never part of a cycle, and the collector, run every few hundred
+/// allocations, need not walk the records of a document at each run.
+#[allow(unsafe_code)]
+fn untrack(object: &Bound<'_, PyAny>) {
+    // SAFETY: `object` is a live instance (a `Bound`, the GIL held) of a class with the
+    // collector's header (a Python class), tracked by `PyType_GenericAlloc`; untracking a
+    // tracked object is what its type's own code may do at any time.
+    unsafe { ffi::PyObject_GC_UnTrack(object.as_ptr().cast()) }
 }
 
 /// Where the slot of each of `names` lies in an instance of `class`, in bytes from its
