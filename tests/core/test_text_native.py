@@ -17,7 +17,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sitemap_reader import Entry, Event, Format, Limits, Problem, ProblemKind, SitemapParser
@@ -120,6 +120,9 @@ def text_docs(draw: st.DrawFn) -> bytes:
         doc = b"\xef\xbb\xbf" + doc
     if draw(st.integers(0, 3)) == 0:
         doc = doc[: draw(st.integers(1, len(doc)))]  # cut anywhere
+    # A first significant "<" routes the document to the XML reader (_sniff.route): not a
+    # text document, which this generator makes.
+    assume(not doc.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"<"))
     return doc
 
 
