@@ -18,6 +18,7 @@ __all__ = [
     "Inflater",
     "Interface",
     "LineWriter",
+    "RobotsRules",
     "TextScanner",
     "__version__",
     "build_profile",
@@ -93,11 +94,16 @@ class LineWriter:
         scope: _ScopeParameters,
         since: _SinceParameters | None,
         room: int = ...,
-    ) -> tuple[bytes, int, int, int]:
+        robots: _RobotsParameters | None = None,
+    ) -> tuple[bytes, int, int, int, tuple[tuple[int, str | None], tuple[int, str | None]] | None]:
         """``write_passing`` on compiled records, from ``run[start]``, with no Python object
-        made: the lines, the index where the records judged end (the first the fast scope
-        test does not pass, the first past ``room``, or the run's end), and how many of those
-        were in scope and written. ValueError for a naive ``since.when``."""
+        made, and robots.txt's rules (``robots``: ``rules``, ``prefix``, ``obey``; None: off)
+        judged after the scope: the lines, the index where the records judged end (the first
+        the fast scope test does not pass, the first not on the rules' origin, the first past
+        ``room``, or the run's end), how many of those were in scope and written, and what
+        ``robots`` disallowed among them (for the agent and for ``*`` when a group names the
+        agent: a count and the first loc each; with ``obey`` those for the agent are left
+        out, neither in scope nor written). ValueError for a naive ``since.when``."""
 
 class _ScopeParameters(Protocol):
     """What the gate reads of the walk's ``ScopeFilter``: its fast test's prefixes (None:
@@ -105,6 +111,16 @@ class _ScopeParameters(Protocol):
 
     @property
     def prefixes(self) -> Sequence[str] | None: ...
+
+class _RobotsParameters(Protocol):
+    """What the gate reads of the walk's ``RobotsGate``."""
+
+    @property
+    def rules(self) -> RobotsRules: ...
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def obey(self) -> bool: ...
 
 class _SinceParameters(Protocol):
     """What the gate reads of a ``Since``."""
@@ -117,15 +133,27 @@ class _SinceParameters(Protocol):
 @final
 class Entries:
     """A run of entries of one document as the compiled core read them (a ``BlockScanner``
-    made with ``lines``): ``LineWriter.write_run`` writes their lines, ``objects`` makes
-    their ``Entry`` records."""
+    made with ``lines``): ``LineWriter.write_run`` judges them and writes their lines,
+    ``objects`` makes their ``Entry`` records."""
 
     def __len__(self) -> int: ...
-    def locs(self) -> list[str]:
-        """Every entry's ``loc``, in order (judged by robots.txt with no ``Entry`` made)."""
     def objects(self, start: int = 0, end: int | None = None) -> list[Any]:
         """The entries from ``start`` to ``end`` (the run's end when None) as ``Entry``
         records."""
+
+@final
+class RobotsRules:
+    """An origin's robots.txt parsed by the compiled core (``src/robots.rs``) as the
+    package's matcher (``_core/_formats/_robots_rules.py``) parses it: the groups naming
+    ``product`` (a product token in lower case; "" names none) and the ``*`` groups."""
+
+    def __new__(cls, body: bytes, product: str) -> RobotsRules: ...
+    def judge(self, url: str) -> tuple[bool, bool]:
+        """Whether the rules disallow ``url`` for the agent, and for ``*`` when a group
+        names the agent (else False)."""
+    @property
+    def allows_all(self) -> bool:
+        """Whether no URL is disallowed, for the agent or for ``*``."""
 
 @final
 class BlockScanner:

@@ -22,6 +22,7 @@ pub mod inflate;
 pub mod lines;
 pub mod record;
 mod refs;
+pub mod robots;
 pub mod text;
 
 #[cfg(feature = "python")]
@@ -34,6 +35,8 @@ mod py_inflate;
 mod pyface;
 #[cfg(feature = "python")]
 mod pylines;
+#[cfg(feature = "python")]
+mod pyrobots;
 #[cfg(feature = "python")]
 mod pyslots;
 #[cfg(feature = "python")]

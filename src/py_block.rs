@@ -372,15 +372,6 @@ impl PyEntries {
         self.records.len()
     }
 
-    /// Every entry's `loc`, in order: what the walk judges by robots.txt before it has the
-    /// crate write the lines, with no `Entry` made.
-    fn locs(&self) -> Vec<&str> {
-        self.records
-            .iter()
-            .map(|entry| entry.loc.as_str())
-            .collect()
-    }
-
     /// The entries from `start` to `end` (the end of the run when None) as `Entry` records.
     #[pyo3(signature = (start = 0, end = None))]
     fn objects<'py>(
@@ -415,6 +406,7 @@ pub fn caught_panics() -> u64 {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBlockScanner>()?;
     m.add_class::<PyEntries>()?;
+    m.add_class::<crate::pyrobots::PyRobots>()?;
     m.add_function(wrap_pyfunction!(caught_panics, m)?)?;
     Ok(())
 }

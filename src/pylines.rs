@@ -17,8 +17,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use crate::guard::caught;
-use crate::lines::{instant, write_entries, write_passing, Format, Gate, Passed};
+use std::sync::Arc;
+
+use crate::lines::{
+    instant, write_entries, write_passing, Disallowed, Format, Gate, Passed, RobotsGate,
+};
 use crate::py_block::PyEntries;
+use crate::pyrobots::PyRobots;
 use crate::record::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Video};
 
 #[pyclass(module = "sitemap_reader._native", name = "LineWriter", frozen)]
@@ -163,10 +168,14 @@ impl PyLineWriter {
         }
     }
     /// The lines of a run of compiled records (`Entries`, from `start`) that pass the same
-    /// checks as `write_passing`, with no Python object made. Returns the lines, where the
-    /// records judged end (the first the fast scope test does not pass, or the first past
-    /// `room`, or the run's end), and how many of those were in scope and written.
-    #[pyo3(signature = (run, *, start = 0, scope, since, room = usize::MAX))]
+    /// checks as `write_passing`, and robots.txt's (`robots`: a `RobotsGate`, its `rules`,
+    /// `prefix` and `obey` read; None: off), with no Python object made. Returns the lines,
+    /// where the records judged end (the first the fast scope test does not pass, or that
+    /// is not on the rules' origin, or the first past `room`, or the run's end), how many of
+    /// those were in scope and written, and with `robots` what it disallowed: for the agent
+    /// and for `*`, each a count and the first loc.
+    #[pyo3(signature = (run, *, start = 0, scope, since, room = usize::MAX, robots = None))]
+    #[allow(clippy::too_many_arguments)]
     fn write_run<'py>(
         &self,
         py: Python<'py>,
@@ -175,14 +184,17 @@ impl PyLineWriter {
         scope: &Bound<'py, PyAny>,
         since: &Bound<'py, PyAny>,
         room: usize,
-    ) -> PyResult<PassedLines<'py>> {
-        let gate = gate_of(
+        robots: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<RunLines<'py>> {
+        let mut gate = gate_of(
             &mut Reader::new(py, &self.kinds, Depth::Scalars),
             scope,
             since,
         )?;
+        gate.robots = robots.map(robots_gate_of).transpose()?;
         let run = run.get();
-        let records = run.records.get(start..).unwrap_or_default();
+        let start = start.min(run.records.len());
+        let records = &run.records[start..];
         let format = self.format;
         let written = py.detach(|| {
             caught(|| {
@@ -191,12 +203,17 @@ impl PyLineWriter {
                 (out, passed)
             })
         });
+        let loc = |first: Option<usize>| first.map(|i| records[i].loc.clone());
         match written {
             Ok((out, passed)) => Ok((
                 kept_bytes(py, out),
                 start.min(run.records.len()) + passed.read,
                 passed.in_scope,
                 passed.written,
+                gate.robots.is_some().then(|| {
+                    let Disallowed { agent, anyone } = passed.disallowed;
+                    ((agent.0, loc(agent.1)), (anyone.0, loc(anyone.1)))
+                }),
             )),
             Err(error) => Err(PyRuntimeError::new_err(error.message)),
         }
@@ -230,6 +247,19 @@ fn kept_bytes(py: Python<'_>, out: Vec<u8>) -> Bound<'_, PyBytes> {
     bytes
 }
 
+/// The robots.txt part of the gate, read by attribute from the walk's `RobotsGate`:
+/// `rules` (a `RobotsRules`), `prefix` and `obey`.
+fn robots_gate_of(robots: &Bound<'_, PyAny>) -> PyResult<RobotsGate> {
+    let py = robots.py();
+    let rules = robots.getattr(intern!(py, "rules"))?;
+    let rules = rules.cast::<PyRobots>()?;
+    Ok(RobotsGate {
+        rules: Arc::clone(&rules.get().robots),
+        prefix: robots.getattr(intern!(py, "prefix"))?.extract()?,
+        obey: robots.getattr(intern!(py, "obey"))?.extract()?,
+    })
+}
+
 /// The gate of `dump`'s checks, its parameters read by attribute from the Python objects
 /// that state them (nothing re-derived here): `scope.prefixes` (the walk's `ScopeFilter`:
 /// None when scope is off) and, unless `since` is None, `since.when` (an aware datetime at
@@ -259,11 +289,18 @@ fn gate_of<'py>(
     Ok(Gate {
         scope: prefixes,
         since,
+        robots: None,
     })
 }
 
 /// The lines `write_passing` wrote, and its counts (read, in scope, written).
 type PassedLines<'py> = (Bound<'py, PyBytes>, usize, usize, usize);
+
+/// What robots.txt disallowed for the agent and for `*`: a count and the first loc each.
+type RobotsSaid = ((usize, Option<String>), (usize, Option<String>));
+
+/// `write_run`'s answer: `PassedLines`, where the records judged end, and `RobotsSaid`.
+type RunLines<'py> = (Bound<'py, PyBytes>, usize, usize, usize, Option<RobotsSaid>);
 
 /// Entries in a row listed by one document.
 struct Run {

@@ -2,13 +2,17 @@
 //! between the parser and the writer, on Rust records, so that a compiled parser can hand
 //! the writer its records without Python objects: the scope's fast test (the compiled core's
 //! statement of `ScopeFilter.fast`), the run's entry budget (`max_entries`) and `--since`
-//! (of `Since.keeps`). They run in the walk's order: scope, then the budget on the entries
-//! in scope, then `--since` on what the budget kept. Their parameters are read from those
+//! (of `Since.keeps`), and robots.txt (`ReaderConfig.robots`: the rules of one origin, as
+//! [`crate::robots`] judges them). They run in the walk's order: scope, then robots.txt,
+//! then the budget on the entries in scope, then `--since` on what the budget kept. Their parameters are read from those
 //! Python objects (`pylines::gate_of`), never derived here; tests/output/test_compiled_gate.py
 //! holds each rule to its Python statement.
 
+use std::sync::Arc;
+
 use crate::lines::{write_entries, Format};
 use crate::record::{DateTime, Entry};
+use crate::robots::Robots;
 
 /// What an entry must pass to be written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -19,6 +23,34 @@ pub struct Gate {
     /// `Since.when` as a UTC instant in microseconds since 1970, and `Since.keep_undated`:
     /// whether an entry without a lastmod is kept (not `--since-strict`).
     pub since: Option<(i64, bool)>,
+    /// robots.txt's rules of the origin whose URLs start with `prefix`; with `obey`, the
+    /// entries they disallow for the agent are left out (else only counted). None when
+    /// robots.txt is ignored.
+    pub robots: Option<RobotsGate>,
+}
+
+/// The rules of one origin, and whether they are obeyed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RobotsGate {
+    pub rules: Arc<Robots>,
+    /// The origin's URLs start so ("https://host/"): a loc that does not is the caller's.
+    pub prefix: String,
+    pub obey: bool,
+}
+
+/// What robots.txt disallowed among the entries judged: for the agent and for `*` (when a
+/// group names the agent), how many and the index of the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Disallowed {
+    pub agent: (usize, Option<usize>),
+    pub anyone: (usize, Option<usize>),
+}
+
+impl Disallowed {
+    fn add(count: &mut (usize, Option<usize>), i: usize) {
+        count.0 += 1;
+        count.1.get_or_insert(i);
+    }
 }
 
 /// What [`write_passing`] did.
@@ -32,6 +64,9 @@ pub struct Passed {
     pub in_scope: usize,
     /// Of those, the entries written (the rest were before `--since`).
     pub written: usize,
+    /// Of the entries judged, those robots.txt disallows (left out, with `obey`, when
+    /// disallowed for the agent: neither in scope nor written).
+    pub disallowed: Disallowed,
 }
 
 impl Gate {
@@ -56,7 +91,8 @@ impl Gate {
 }
 
 /// Append the lines of the entries of `entries` that pass `gate`, at most `room` of them in
-/// scope, to `out`; stop at the first the fast scope test does not pass.
+/// scope, to `out`; stop at the first the fast scope test does not pass, or that is on
+/// another origin than the robots.txt rules'.
 pub fn write_passing(
     format: Format,
     entries: &[Entry],
@@ -67,9 +103,28 @@ pub fn write_passing(
 ) -> Passed {
     let mut passed = Passed::default();
     let mut start = 0; // the first entry of the run of kept ones not written yet
+    let mut path = Vec::new(); // (the robots.txt matcher's, reused)
     for (i, entry) in entries.iter().enumerate() {
         if !gate.in_scope(&entry.loc) || passed.in_scope == room {
             break;
+        }
+        if let Some(robots) = &gate.robots {
+            if !entry.loc.starts_with(robots.prefix.as_str()) {
+                break;
+            }
+            let (agent, anyone) = robots.rules.judge(&entry.loc, &mut path);
+            if anyone {
+                Disallowed::add(&mut passed.disallowed.anyone, i);
+            }
+            if agent {
+                Disallowed::add(&mut passed.disallowed.agent, i);
+                if robots.obey {
+                    write_entries(format, &entries[start..i], sitemap, out);
+                    start = i + 1;
+                    passed.read = i + 1;
+                    continue;
+                }
+            }
         }
         passed.read = i + 1;
         passed.in_scope += 1;
@@ -158,7 +213,7 @@ mod tests {
     fn the_fast_scope_test_passes_prefixed_locs_that_cannot_leave() {
         let gate = Gate {
             scope: Some(vec!["https://e.com/".into(), "https://cdn.e.com/".into()]),
-            since: None,
+            ..Gate::default()
         };
         assert!(gate.in_scope("https://e.com/a"));
         assert!(gate.in_scope("https://cdn.e.com/b"));
@@ -189,6 +244,7 @@ mod tests {
         let gate = |undated| Gate {
             scope: Some(vec!["https://e.com/".into()]),
             since: Some((since, undated)),
+            robots: None,
         };
         let run = |gate: &Gate, room| {
             let mut out = Vec::new();
@@ -203,5 +259,46 @@ mod tests {
         assert_eq!(text, "https://e.com/2\n");
         let (passed, text) = run(&Gate::default(), 0);
         assert_eq!((passed, text.as_str()), (Passed::default(), ""));
+    }
+
+    #[test]
+    fn robots_txt_leaves_out_or_counts_and_stops_at_another_origin() {
+        let entries = [
+            entry("https://e.com/a", None),
+            entry("https://e.com/private/1", None),
+            entry("https://e.com/b", None),
+            entry("https://e.com/private/2", None),
+            entry("https://other.com/private/3", None),
+            entry("https://e.com/c", None),
+        ];
+        let rules = crate::robots::parse(b"User-agent: *\nDisallow: /private/\n", "bot");
+        let gate = |obey| Gate {
+            robots: Some(RobotsGate {
+                rules: Arc::new(rules.clone()),
+                prefix: "https://e.com/".into(),
+                obey,
+            }),
+            ..Gate::default()
+        };
+        let mut out = Vec::new();
+        let passed = write_passing(
+            Format::Txt,
+            &entries,
+            "s",
+            &gate(true),
+            usize::MAX,
+            &mut out,
+        );
+        assert_eq!((passed.read, passed.in_scope, passed.written), (4, 2, 2));
+        assert_eq!(passed.disallowed.agent, (2, Some(1)));
+        assert_eq!(passed.disallowed.anyone, (0, None));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "https://e.com/a\nhttps://e.com/b\n"
+        );
+        let mut out = Vec::new();
+        let passed = write_passing(Format::Txt, &entries, "s", &gate(false), 3, &mut out);
+        assert_eq!((passed.read, passed.in_scope, passed.written), (3, 3, 3));
+        assert_eq!(passed.disallowed.agent, (1, Some(1)));
     }
 }

@@ -38,7 +38,8 @@ _NETWORK = (
     "sitemap_reader._io._http._fetch",
 )
 _FEEDS = ("feedparser",)
-# Loaded only by a run that matches robots.txt rules (--robots obey or report).
+# Loaded by no run: robots.txt rules are matched by the project's own matcher; Protego is
+# the tests' reference only (tests/core/test_robots_match.py).
 _ROBOTS = ("protego",)
 # Loaded only by a run with a state file (sqlite3, the spool of held-back bodies), by
 # ``--version`` and the report page (the metadata), by feeds' RFC 822 dates (email) or by

@@ -9,15 +9,12 @@ import threading
 
 import pytest
 from aiohttp import web
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import ProblemKind, ReaderConfig, RobotsPolicy, ScopePolicy
 from sitemap_reader._base._config import CHECK_ROBOTS, WALK_ROBOTS
 from sitemap_reader._core._formats._robots_rules import RobotsRules
 from sitemap_reader._core._pure import PURE_ENV
-from sitemap_reader._io._walk._robots import RobotsBook, RobotsFilter
 from tests.support.cli import main_captured, run_cli
 from tests.support.http_site import (
     FAST,
@@ -186,41 +183,3 @@ def test_the_default_is_the_runs_own() -> None:
     assert ReaderConfig().robots is None
     assert (WALK_ROBOTS, CHECK_ROBOTS) == (RobotsPolicy.IGNORE, RobotsPolicy.REPORT)
     assert ReaderConfig(robots="obey").robots is RobotsPolicy.OBEY  # type: ignore[arg-type]
-
-
-# -- the batch test: one regex over a run's URLs, the same verdicts as Protego one by one ----
-
-SEGMENTS = [
-    "a",
-    "ab",
-    "b",
-    "x.pdf",
-    "%C3%A9",
-    "é",
-    "?s=1",
-    "?q",
-    "#f",
-    "/",
-    "//",
-    "=",
-    "~",
-    "%2f",
-    "$",
-]
-BATCH_RULES = (
-    "User-agent: *\nDisallow: /a\nAllow: /ab\nDisallow: /*.pdf$\nDisallow: /*?s=\n"
-    "Disallow: /é/\nDisallow: /b$\nDisallow: /*/x\nAllow: /a/b/\n\n"
-    "User-agent: mybot\nDisallow: /ab/\nDisallow: /*%24\n"
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(SEGMENTS), max_size=5), min_size=1, max_size=40))
-def test_the_batch_test_finds_what_protego_finds_one_by_one(paths: list[list[str]]) -> None:
-    locs = ["https://shop.invalid/" + "/".join(parts) for parts in paths]
-    for agent in ("sitemap-reader", "MyBot/1"):
-        book = RobotsBook()
-        book.read("https://shop.invalid", BATCH_RULES.encode(), agent)
-        one_by_one = RobotsFilter(book)
-        expected = [i for i, loc in enumerate(locs) if any(one_by_one.judge(loc))]
-        assert [i for i, _ in RobotsFilter(book).stops(locs)] == expected

@@ -69,8 +69,8 @@ def spy_on_line_writer(monkeypatch: pytest.MonkeyPatch) -> Spied:
                 spied.objects.append(len(entries))
             return written
 
-        def write_run(self, run: Any, **kw: Any) -> tuple[bytes, int, int, int]:
-            passed: tuple[bytes, int, int, int] = self._real.write_run(run, **kw)
+        def write_run(self, run: Any, **kw: Any) -> tuple[bytes, int, int, int, Any]:
+            passed: tuple[bytes, int, int, int, Any] = self._real.write_run(run, **kw)
             if passed[3]:
                 spied.runs.append(passed[3])
             return passed

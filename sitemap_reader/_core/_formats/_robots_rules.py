@@ -1,57 +1,211 @@
-"""Which page URLs a site's robots.txt disallows for the reader (``ReaderConfig.robots``, pure).
+"""Which page URLs a site's robots.txt disallows for the reader (``ReaderConfig.robots``): the
+project's RFC 9309 matcher, pure Python. It is the reference: the compiled core's
+(``src/robots.rs``) parses and matches as this module does, and a differential test holds
+the two together.
 
--- RFC 9309 section 2.2: the group naming the crawler's product token (else ``*``), the
-longest matching rule wins, ``Allow`` wins a tie, ``*`` and ``$`` are wildcards, and
-percent-encoding is normalised before matching. Protego (Scrapy's matcher) does the
-matching; this module only picks its group once per robots.txt and says which rule
-decided, for the problem that reports the URLs left out.
--- RFC 9309 section 2.3.1: a robots.txt that answered 4xx allows everything; one that
-failed (5xx, no connection) disallows everything.
+-- RFC 9309 section 2.1: a group is one or more user-agent lines and the rules after them;
+a user-agent line after a rule starts the next group; ``Sitemap`` lines belong to no group
+and end none; rules before any user-agent line apply to nobody.
+-- Section 2.2.1: the groups naming the crawler's product token (case-insensitively) are
+merged, and replace the ``*`` groups wholly; else the merged ``*`` groups apply.
+-- Section 2.2.2: the rule with the most octets that matches decides, ``Allow`` wins a tie,
+an empty ``Disallow`` is no rule; both the rule's path and the URL's path (with its query)
+are percent-encoded alike: octets outside printable ASCII (and those no URI may hold
+literally) encoded, escapes of unreserved characters decoded, other escapes kept in
+upper case.
+-- Section 2.2.3: ``*`` matches any run of characters, a final ``$`` the end of the path.
+-- Section 2.3.1: a robots.txt that answered 4xx allows everything; one that failed (5xx,
+no connection) disallows everything (``DISALLOW_ALL``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
 
-from ._robots import product_token
+from ._robots import _LINE, _PRODUCT, product_token
 
 # What the problem names as the rule when the whole site is disallowed.
 UNREACHABLE = "robots.txt unreachable (RFC 9309: disallow all)"
 
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# What a path holds that normalising changes: an escape or a "%", an octet outside printable
+# ASCII, a character no URI holds literally (RFC 3986 section 2: neither reserved nor
+# unreserved).
+_TO_NORMALISE = re.compile(rb'%|[^\x21-\x7e]|["<>\\^`{|}]')
+_ESCAPE = re.compile(rb'%([0-9A-Fa-f]{2})|[%"<>\\^`{|}]|[^\x21-\x7e]')
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_SITEMAP_KEYS = frozenset({"sitemap", "sitemaps", "site-map", "site map"})
+
+
+def normalise(path: bytes) -> str:
+    """``path`` as RFC 9309 section 2.2.2 compares it (see the module's docstring)."""
+    if _TO_NORMALISE.search(path) is None:
+        return path.decode("ascii")
+    return _ESCAPE.sub(_escaped, path).decode("ascii")
+
+
+def _escaped(match: re.Match[bytes]) -> bytes:
+    hexdigits = match[1]
+    if hexdigits is None:
+        return b"%%%02X" % match[0][0]
+    octet = int(hexdigits, 16)
+    return bytes((octet,)) if octet in _UNRESERVED else b"%" + hexdigits.upper()
+
+
+def path_of(url: str) -> str:
+    """The path and query of ``url``, normalised: what the rules are matched against (the
+    fragment is never sent; an empty path is "/")."""
+    start = url.find("://")
+    start = 0 if start < 0 else start + 3
+    for i in range(start, len(url)):
+        if url[i] in "/?#":
+            path = url[i:].partition("#")[0]
+            break
+    else:
+        path = ""
+    if not path.startswith("/"):
+        path = "/" + path
+    return normalise(_octets(path))
+
+
+def _octets(text: str) -> bytes:
+    # (surrogateescape: the octets of a robots.txt that are not UTF-8 are kept as they are)
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate of another kind: no octets to keep
+        return text.encode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One ``Allow`` or ``Disallow`` line: ``written`` as the robots.txt has it (for the
+    problem), ``pattern`` normalised (with its final ``$``); ``pieces``, the pattern's text
+    between its ``*``, and ``anchored``, its final ``$``, are what is matched."""
+
+    allow: bool
+    written: str
+    pattern: str
+    pieces: tuple[str, ...]
+    anchored: bool
+
+    @classmethod
+    def of(cls, allow: bool, written: str) -> Rule:
+        anchored = written.endswith("$")
+        body = normalise(_octets(written[:-1] if anchored else written))
+        return cls(allow, written, body + "$" * anchored, tuple(body.split("*")), anchored)
+
+    def matches(self, path: str) -> bool:
+        """Whether ``path`` (normalised) matches: each piece between the ``*`` found at the
+        leftmost place after the last (which finds a match when there is one), the first at
+        the start, the last at the end when anchored."""
+        pieces = self.pieces
+        first = pieces[0]
+        if not path.startswith(first):
+            return False
+        if len(pieces) == 1:
+            return not self.anchored or len(path) == len(first)
+        at = len(first)
+        for piece in pieces[1:-1]:
+            at = path.find(piece, at)
+            if at < 0:
+                return False
+            at += len(piece)
+        last = pieces[-1]
+        if self.anchored:
+            return len(path) - len(last) >= at and path.endswith(last)
+        return path.find(last, at) >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The merged groups that apply to one agent: their rules, longest first and an
+    ``Allow`` before a ``Disallow`` as long, so that the first that matches decides."""
+
+    agent: str  # the product token the groups name, or "*"
+    rules: tuple[Rule, ...]
+    prefixes: tuple[str, ...]  # each rule's text before its first "*": a quick test
+
+    @classmethod
+    def of(cls, agent: str, rules: list[Rule]) -> Group:
+        ordered = sorted(rules, key=lambda r: (-len(r.pattern), not r.allow))
+        return cls(agent, tuple(ordered), tuple(r.pieces[0] for r in ordered))
+
+    def decide(self, path: str) -> Rule | None:
+        """The rule that decides for ``path`` (normalised); None when none matches."""
+        if not path.startswith(self.prefixes):
+            return None
+        for rule in self.rules:
+            if rule.matches(path):
+                return rule
+        return None
+
+
+def parse_groups(body: bytes | str, product: str) -> tuple[Group | None, Group | None]:
+    """The merged groups naming ``product`` (a product token, lower case; "" names none) and
+    the merged ``*`` groups of robots.txt ``body``; None where there is none."""
+    text = body.decode("utf-8", "surrogateescape") if isinstance(body, bytes) else body
+    named: list[Rule] = []
+    anyone: list[Rule] = []
+    has_named = has_anyone = False
+    agents: set[str] = set()
+    in_agents = False  # the last group line was a user-agent line
+    for raw in _LINE_END.split(text.lstrip("\ufeff")):
+        match = _LINE.match(raw.split("#", 1)[0])  # '#' starts a comment
+        if match is None:
+            continue
+        key, value = match[1].lower().replace("_", "-"), match[2].strip(" \t")
+        if key == "user-agent":
+            if not in_agents:
+                agents = set()
+            token = _PRODUCT.match(value)
+            agent = "*" if value == "*" else "" if token is None else token[0].lower()
+            agents.add(agent)
+            has_named = has_named or (bool(product) and agent == product)
+            has_anyone = has_anyone or agent == "*"
+            in_agents = True
+        elif key not in _SITEMAP_KEYS:  # any line but Sitemap ends the user-agent lines
+            in_agents = False
+            if key in ("allow", "disallow") and value:
+                rule = Rule.of(key == "allow", value)
+                if product and product in agents:
+                    named.append(rule)
+                if "*" in agents:
+                    anyone.append(rule)
+    return (
+        Group.of(product, named) if has_named else None,
+        Group.of("*", anyone) if has_anyone else None,
+    )
+
 
 @dataclass(frozen=True, slots=True)
 class RobotsRules:
-    """One origin's robots.txt, as far as it concerns the reader's user agent.
+    """One origin's robots.txt, as far as it concerns one agent.
 
-    ``group`` is Protego's rule set for the agent (None: no group applies, or the rules are
-    empty: everything is allowed); ``closed`` says the robots.txt failed (disallow all).
+    ``group`` is the merged group that applies (None: no group applies, or it disallows
+    nothing: everything is allowed); ``closed`` says the robots.txt failed (disallow all).
     """
 
-    group: Any = None  # protego's _RuleSet: no public type names it
+    group: Group | None = None
     closed: bool = False
-    agent: str = "*"  # the group's user-agent line: the product token or "*"
+
+    @property
+    def agent(self) -> str:
+        """The group's user-agent line: the product token or "*"."""
+        return "*" if self.group is None else self.group.agent
 
     @classmethod
     def parse(cls, body: bytes | str, user_agent: str) -> RobotsRules:
-        """The rules of the group that names ``user_agent``'s product token, else of ``*``."""
+        """The rules of the groups that name ``user_agent``'s product token, else of ``*``."""
         return cls.parse_both(body, user_agent)[0]
 
     @classmethod
     def parse_both(cls, body: bytes | str, user_agent: str) -> tuple[RobotsRules, RobotsRules]:
         """The rules for ``user_agent`` (as :meth:`parse`) and those for any crawler (``*``),
-        from one parse."""
-        # Imported here, not at the top: every command loads this module (the walk's types),
-        # and only a run that reads robots.txt rules needs Protego (about 16 ms at start-up).
-        from protego import Protego
-
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        parser = Protego.parse(text)
-        # Protego matches a group's token at a token boundary of the name it is given: the
-        # product token alone, so the rest of a User-Agent header names no group. "*"
-        # contains no group's token: only a "*" group applies to it.
-        agent = _rules_of(parser._get_matching_rule_set(product_token(user_agent) or "*"))
-        return agent, _rules_of(parser._get_matching_rule_set("*"))
+        from one parse: the same object twice when no group names the agent."""
+        named, anyone = parse_groups(body, product_token(user_agent))
+        for_anyone = _rules_of(anyone)
+        return (for_anyone if named is None else _rules_of(named)), for_anyone
 
     @property
     def allows_all(self) -> bool:
@@ -62,28 +216,27 @@ class RobotsRules:
         return self.rule_for(url) if self.disallows(url) else None
 
     def disallows(self, url: str) -> bool:
+        if self.closed:
+            return True
         group = self.group
-        return self.closed or (group is not None and not group.can_fetch(url))
+        if group is None:
+            return False
+        rule = group.decide(path_of(url))
+        return rule is not None and not rule.allow
 
     def rule_for(self, url: str) -> str:
-        """The rule that disallows ``url`` (which :meth:`disallows`): Protego's rules are
-        sorted longest first, an Allow before a Disallow of the same length, and the first
-        that matches decides."""
-        from protego._utils import _quote_path
-
+        """The rule that disallows ``url`` (which :meth:`disallows`)."""
         if self.closed:
             return UNREACHABLE
-        path = _quote_path(url)
-        for rule in self.group._rules:
-            if rule.value.match(path):
-                return f"Disallow: {rule.value._pattern} (user-agent: {self.agent})"
-        return f"Disallow (user-agent: {self.agent})"  # pragma: no cover - can_fetch said so
+        rule = None if self.group is None else self.group.decide(path_of(url))
+        written = "" if rule is None else f" {rule.written}"
+        return f"Disallow:{written} (user-agent: {self.agent})"
 
 
-def _rules_of(group: Any) -> RobotsRules:
-    if group is None or not any(r.field == "disallow" for r in group._rules):
+def _rules_of(group: Group | None) -> RobotsRules:
+    if group is None or all(r.allow for r in group.rules):
         return ALLOW_ALL
-    return RobotsRules(group=group, agent=group.user_agent or "*")
+    return RobotsRules(group=group)
 
 
 ALLOW_ALL = RobotsRules()

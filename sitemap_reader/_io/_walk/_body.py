@@ -44,7 +44,7 @@ from ..._core._xml._core_choice import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
 from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
 from ._frontier import Frontier, Pushed
-from ._lines import LineMaker, write_entries, write_run
+from ._lines import LineMaker, RobotsSaid, write_entries, write_run
 from ._outbox import Outbox
 from ._pool import ParsePool, RemoteParser
 from ._reports import child_report, visited
@@ -386,55 +386,25 @@ class SitemapBody:
 
     def _write(self, run: Any, room: int, out: list[Event]) -> int:
         """A compiled run (``_native.Entries``) as lines onto ``out``; returns the entries
-        passed. An entry robots.txt disallows (ReaderConfig.robots: the crate's gate knows
-        no robots.txt) is an ``Entry`` again for the usual check, the runs between them
-        written by the crate."""
-        end, entries = len(run), 0
-        start = 0
-        for skip in (*self._robots_skips(run), end):
-            entries += self._write_span(run, start, skip, room - entries, out)
-            start = skip + 1
-        return entries
-
-    def _robots_skips(self, run: Any) -> list[int]:
-        """Where in ``run`` an entry in scope is left out as robots.txt disallows it (and
-        counted, as every entry in scope it disallows for the agent or "*" is); one the
-        scope's fast test cannot pass is judged, scope first, by the usual check."""
-        robots = self._robots
-        if robots is None or robots.all_allowed():
-            return []
-        locs = run.locs()
-        fast = self._filter.fast
-        skips = []
-        for i, judged in robots.stops(locs):
-            loc = locs[i]
-            if not fast(loc):
-                continue
-            robots.forget(loc)
-            if self._judge(judged, loc) is ROBOTS:
-                skips.append(i)
-                if ROBOTS in self.dropped:
-                    self.dropped[ROBOTS] += 1
-                else:
-                    self.dropped[ROBOTS] = 1
-                    self.dropped_examples[ROBOTS] = loc
-        return skips
-
-    def _write_span(self, run: Any, start: int, stop: int, room: int, out: list[Event]) -> int:
-        """``run[start:stop]`` as :meth:`_write` writes it; returns the entries passed. An
-        entry the scope's fast test cannot pass is an ``Entry`` again for the usual check,
-        and once ``room`` is spent the rest are, for the budget's cut."""
+        passed. The crate judges the entries by the scope's fast test and robots.txt (the
+        rules of the first entry's origin: ``RobotsGate``); an entry it cannot judge is an
+        ``Entry`` again for the usual check, and once ``room`` is spent the rest are, for
+        the budget's cut."""
         plan = self._lines
         assert plan is not None
-        entries = 0
+        robots = self._robots
+        gate = None
+        if robots is not None and len(run) and not robots.all_allowed():
+            gate = robots.gate(run.objects(0, 1)[0].loc, self._obey)
+        entries, start, stop = 0, 0, len(run)
         while start < stop:
             if room - entries <= 0:
                 more, passed = self._sort(run.objects(start, stop), 0)
                 out.extend(more)
                 return entries + passed
-            # At most the span's entries: what passes is written up to ``stop``, no further.
-            cap = min(room - entries, stop - start)
-            lines, start = write_run(plan, run, start, self._filter, cap)
+            lines, start, said = write_run(plan, run, start, self._filter, room - entries, gate)
+            if said is not None:
+                self._count_robots(said)
             if lines.in_scope:
                 out.append(cast(Event, lines))
                 entries += lines.in_scope
@@ -444,6 +414,22 @@ class SitemapBody:
                 entries += passed
                 start += 1
         return entries
+
+    def _count_robots(self, said: RobotsSaid) -> None:
+        """Count what the crate found robots.txt disallows in a run, as :meth:`_judge` counts
+        one URL: the rule of the first found, and the agent's left out when obeyed."""
+        robots = self._robots
+        assert robots is not None
+        for disallowed, (count, first), k in zip(self._disallowed, said, (0, 1), strict=True):
+            if count and first is not None and disallowed.add(first, count):
+                disallowed.rule = robots.rules(first)[k] or ""
+        count, first = said[0]
+        if self._obey and count and first is not None:
+            if ROBOTS in self.dropped:
+                self.dropped[ROBOTS] += count
+            else:
+                self.dropped[ROBOTS] = count
+                self.dropped_examples[ROBOTS] = first
 
     def _child(self, ref: SitemapRef) -> tuple[Problem | SitemapVisited, ...]:
         """Queue an index child; else a Problem saying why not, or the report of a child
