@@ -216,11 +216,11 @@ pub fn path_of(url: &str, out: &mut Vec<u8>) {
         .find(|&at| url[at + 1..].starts_with(b"//"))
         .map_or(0, |at| at + 3);
     let rest = url.get(start..).unwrap_or_default();
-    let path = match rest.iter().position(|b| b"/?#".contains(b)) {
+    let path = match memchr::memchr3(b'/', b'?', b'#', rest) {
         Some(at) => &rest[at..],
         None => &[],
     };
-    let path = match path.iter().position(|&b| b == b'#') {
+    let path = match memchr::memchr(b'#', path) {
         Some(at) => &path[..at],
         None => path,
     };
