@@ -35,6 +35,7 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _TO_NORMALISE = re.compile(rb'%|[^\x21-\x7e]|["<>\\^`{|}]')
 _ESCAPE = re.compile(rb'%([0-9A-Fa-f]{2})|[%"<>\\^`{|}]|[^\x21-\x7e]')
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_AUTHORITY = re.compile(r"[^/?#]*")
 _SITEMAP_KEYS = frozenset({"sitemap", "sitemaps", "site-map", "site map"})
 
 
@@ -57,13 +58,8 @@ def path_of(url: str) -> str:
     """The path and query of ``url``, normalised: what the rules are matched against (the
     fragment is never sent; an empty path is "/")."""
     start = url.find("://")
-    start = 0 if start < 0 else start + 3
-    for i in range(start, len(url)):
-        if url[i] in "/?#":
-            path = url[i:].partition("#")[0]
-            break
-    else:
-        path = ""
+    authority = _AUTHORITY.match(url, 0 if start < 0 else start + 3)
+    path = url[authority.end() if authority else len(url) :].partition("#")[0]
     if not path.startswith("/"):
         path = "/" + path
     return normalise(_octets(path))
