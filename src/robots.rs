@@ -435,7 +435,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #![proptest_config(ProptestConfig::with_cases(4_000))]
         /// Remote bytes never panic the parser or the matcher.
         #[test]
         fn remote_bytes_never_panic(body in proptest::collection::vec(any::<u8>(), 0..300),
