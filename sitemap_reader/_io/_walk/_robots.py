@@ -98,20 +98,19 @@ class RobotsFilter:
     a prefix test on the last origin seen (a sitemap lists one site's URLs) and by
     ``origin_of`` when it fails."""
 
-    __slots__ = ("_book", "_prefix", "_rulings")
+    __slots__ = ("_book", "_gate", "_prefix", "_rulings")
 
     def __init__(self, book: RobotsBook) -> None:
         self._book = book
         self._prefix = "\0"  # starts no URL
         self._rulings = NO_RULES
+        self._gate: RobotsGate | None = None
 
     def judge(self, url: str) -> tuple[bool, bool]:
         """Whether robots.txt disallows ``url`` for the agent, and for ``*`` when another
         group decides for the agent (else False)."""
         if not url.startswith(self._prefix):
-            origin = origin_of(url)
-            self._prefix = origin + "/" if origin else "\0"
-            self._rulings = self._book.for_origin(origin)
+            self._find(url)
         rulings = self._rulings
         if rulings is NO_RULES:
             return False, False
@@ -132,9 +131,20 @@ class RobotsFilter:
     def gate(self, url: str, obey: bool) -> RobotsGate:
         """The compiled core's gate for a run of URLs on ``url``'s origin (a sitemap lists
         one site's URLs): the rules it judges them by in the crate, with no object made."""
-        self.judge(url)  # (finds the origin's prefix)
+        if not url.startswith(self._prefix):
+            self._find(url)
         prefix = self._prefix
-        return RobotsGate(self._book.compiled(prefix[:-1]), prefix, obey)
+        rules = self._book.compiled(prefix[:-1])
+        gate = self._gate  # (a sitemap's runs are on one origin: one gate for them all)
+        if gate is None or gate.rules is not rules or gate.prefix != prefix or gate.obey != obey:
+            gate = self._gate = RobotsGate(rules, prefix, obey)
+        return gate
+
+    def _find(self, url: str) -> None:
+        """Take the rules of ``url``'s origin."""
+        origin = origin_of(url)
+        self._prefix = origin + "/" if origin else "\0"
+        self._rulings = self._book.for_origin(origin)
 
     def all_allowed(self) -> bool:
         """True when no rule in the book disallows any URL (the usual case: a robots.txt
