@@ -23,6 +23,7 @@ __all__ = [
     "__version__",
     "build_profile",
     "caught_panics",
+    "handovers",
 ]
 
 __version__: Final[str]
@@ -210,6 +211,10 @@ class Inflater:
 
 def caught_panics() -> int:
     """How many panics the compiled core caught in this process (each one a bug)."""
+
+def handovers() -> tuple[int, int]:
+    """How many blocks the scanners of this process handed to expat (the root's end tag
+    is none), and how many documents' rest they left to expat alone."""
 
 @final
 class TextScanner:

@@ -403,10 +403,18 @@ pub fn caught_panics() -> u64 {
     PANICS.load(Ordering::Relaxed)
 }
 
+/// How many blocks the scanners of this process handed to expat, and how many documents'
+/// rest they left to expat alone (what the tests and benchmarks count of the handover).
+#[pyfunction]
+pub fn handovers() -> (u64, u64) {
+    crate::block::handovers()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBlockScanner>()?;
     m.add_class::<PyEntries>()?;
     m.add_class::<crate::pyrobots::PyRobots>()?;
     m.add_function(wrap_pyfunction!(caught_panics, m)?)?;
+    m.add_function(wrap_pyfunction!(handovers, m)?)?;
     Ok(())
 }

@@ -16,4 +16,4 @@ mod proptests;
 
 pub use extend::Build;
 pub use read::{Container, Ext, Fields, CORE, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML};
-pub use scan::{BlockScanner, Limits, Record, Step, BLOCK_MAX};
+pub use scan::{handovers, BlockScanner, Limits, Record, Step, BLOCK_MAX};

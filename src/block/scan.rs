@@ -3,6 +3,8 @@
 //! Python to judge, bytes for expat (an odd block, after a filler of the line breaks and
 //! the column of what was consumed since expat last read), or everything left.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use memchr::memmem;
 
 use super::judge::{judge, Judged};
@@ -14,8 +16,22 @@ pub const BLOCK_MAX: usize = 65_536;
 /// The longest end tag of a record the scanner sees as one (`</url`, white space, `>`):
 /// the tail it keeps for more bytes, when it may start one, is shorter.
 const END_TAG: usize = 64;
+/// A filler longer than this (line breaks and columns) goes to expat before the scanner
+/// reads on: white space between blocks, however long, costs bounded memory.
+const FILLER_MAX: u64 = 65_536;
 /// After this many blocks left to expat, if they are half of all, expat reads the rest.
 const ODD_BLOCKS: u64 = 64;
+
+/// Blocks handed to expat, and documents whose rest expat read alone, in this process
+/// (`handovers`): what the tests and the benchmarks count of the handover.
+static ODD: AtomicU64 = AtomicU64::new(0);
+static STOPPED: AtomicU64 = AtomicU64::new(0);
+
+/// How many blocks the scanners of this process handed to expat (the root's end tag is
+/// none), and how many documents' rest they left to expat alone.
+pub fn handovers() -> (u64, u64) {
+    (ODD.load(Ordering::Relaxed), STOPPED.load(Ordering::Relaxed))
+}
 
 /// What the document's `Limits` say about blocks.
 #[derive(Debug, Clone, Copy)]
@@ -138,10 +154,10 @@ impl BlockScanner {
                 // (valid_up_to is where the checked prefix ends)
                 match std::str::from_utf8(valid) {
                     Ok(text) => (text, cut),
-                    Err(_) => return Some(self.stop_with(raw)),
+                    Err(_) => return Some(self.give_up(raw)),
                 }
             }
-            Err(_) => return Some(self.stop_with(raw)),
+            Err(_) => return Some(self.give_up(raw)),
         };
         // U+FFFE and U+FFFF are no XML characters: expat reports them.
         // (In UTF-8, EF is only ever a lead byte: each match starts a character of three.)
@@ -149,7 +165,7 @@ impl BlockScanner {
         if memmem::find_iter(bytes, b"\xef\xbf")
             .any(|i| matches!(bytes.get(i + 2), Some(0xbe | 0xbf)))
         {
-            return Some(self.stop_with(raw));
+            return Some(self.give_up(raw));
         }
         self.buf.push_str(text);
         self.pending = cut.to_vec();
@@ -159,6 +175,12 @@ impl BlockScanner {
     /// End of input: everything not consumed goes to expat.
     pub fn finish(&mut self) -> Vec<u8> {
         self.stop_with(&[])
+    }
+
+    /// The scanner stops before the end of the input: the rest is expat's alone.
+    fn give_up(&mut self, tail: &[u8]) -> Vec<u8> {
+        STOPPED.fetch_add(1, Ordering::Relaxed);
+        self.stop_with(tail)
     }
 
     /// Everything not consumed (then `tail`), after the filler: expat's from now on.
@@ -194,6 +216,10 @@ impl BlockScanner {
         loop {
             if self.block {
                 return self.through_block();
+            }
+            self.skip_space();
+            if self.lines + self.col > FILLER_MAX {
+                return self.send_filler();
             }
             let pos = self.pos;
             match self.find_end(pos) {
@@ -237,6 +263,23 @@ impl BlockScanner {
         Taken::Yes
     }
 
+    /// White space between blocks is consumed here, however long (a run over a block's
+    /// bound was expat's): all but a CR that ends the bytes, which may start a CR LF
+    /// (one line break, counted once whole).
+    fn skip_space(&mut self) {
+        let rest = &self.buf.as_bytes()[self.pos..];
+        let mut run = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .unwrap_or(rest.len());
+        if run == rest.len() && rest.last() == Some(&b'\r') {
+            run -= 1;
+        }
+        if run > 0 {
+            self.consume(self.pos + run);
+        }
+    }
+
     /// The bytes up to `end` were taken: count their line breaks and column.
     fn consume(&mut self, end: usize) {
         let seg = &self.buf.as_bytes()[self.pos..end];
@@ -268,12 +311,15 @@ impl BlockScanner {
     /// The block at `pos` is expat's: it reads it (None), or, when most blocks so far
     /// were odd, everything from there on, alone.
     fn odd_block(&mut self) -> Option<Step> {
+        if !self.buf.as_bytes()[self.pos..].starts_with(b"</") {
+            ODD.fetch_add(1, Ordering::Relaxed); // (not the root's end tag)
+        }
         self.odd += 1;
         if self.odd < ODD_BLOCKS || 2 * self.odd <= self.entries {
             self.block = true;
             return None;
         }
-        Some(Step::Stop(self.stop_with(&[])))
+        Some(Step::Stop(self.give_up(&[])))
     }
 
     /// Where the first end tag of a block at or after `from` starts and ends.
@@ -368,6 +414,17 @@ impl BlockScanner {
         Step::Send { data, at, tag }
     }
 
+    /// Expat reads the filler of what was consumed so far (and counts its lines).
+    fn send_filler(&mut self) -> Step {
+        let data = self.filler();
+        let at = Some(self.offset(self.pos) - data.len() as u64);
+        Step::Send {
+            data,
+            at,
+            tag: None,
+        }
+    }
+
     /// Where `buf[i]` stands in the scanner's input.
     fn offset(&self, i: usize) -> u64 {
         self.total - self.pending.len() as u64 - (self.buf.len() - i) as u64
@@ -440,6 +497,43 @@ mod tests {
         assert_eq!(tag, Some("</url>".len()));
         s.settled();
         assert_eq!(s.run(&mut out), Step::Wait);
+    }
+
+    #[test]
+    fn white_space_between_blocks_is_consumed_however_long() {
+        let mut s = scanner(false);
+        let block = "<url><loc>https://a/</loc></url>";
+        // Over the bound of a block, with a CR LF cut by the chunking: one line break.
+        let gap = " ".repeat(BLOCK_MAX + 10) + "\n\t";
+        assert_eq!(s.push(format!("{block}{gap}\r").as_bytes()), None);
+        let mut out = Vec::new();
+        assert_eq!(s.run(&mut out), Step::Wait);
+        assert_eq!(
+            s.push(format!("\n  {block}\r\n <url a='1'>").as_bytes()),
+            None
+        );
+        assert_eq!(s.run(&mut out), Step::Wait);
+        assert_eq!(out.len(), 2);
+        // The odd block comes after a filler of three line breaks and one column.
+        assert_eq!(s.finish(), b"\n\n\n <url a='1'>");
+    }
+
+    #[test]
+    fn a_long_filler_goes_to_expat_before_the_scanner_reads_on() {
+        let mut s = scanner(false);
+        let gap = "\n".repeat(FILLER_MAX as usize) + "  ";
+        assert_eq!(
+            s.push(format!("{gap}<url><loc>https://a/</loc></url>").as_bytes()),
+            None
+        );
+        let mut out = Vec::new();
+        let Step::Send { data, at, tag } = s.run(&mut out) else {
+            panic!("no filler sent");
+        };
+        assert_eq!((data, at, tag), (gap.clone().into_bytes(), Some(0), None));
+        assert_eq!(s.run(&mut out), Step::Wait);
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.finish(), " ".repeat(32).into_bytes()); // (the block's columns)
     }
 
     #[test]

@@ -597,6 +597,33 @@ def test_an_odd_block_costs_that_block_only() -> None:
 
 
 @needs_compiled
+def test_white_space_between_blocks_is_the_scanners_however_long() -> None:
+    """White space between blocks over a block's 64 KiB bound (as in a file of the corpus,
+    urlset/white-siberia.ru) is consumed by the scanner: every block is its own,
+    nothing goes to expat, and the lines and columns after it are still expat's: a fault
+    further on is where expat alone puts it, wherever the input is cut (in a CR LF too)."""
+    from sitemap_reader import _native
+
+    gap = "\r\n" + " " * 70_000 + "\r\n\t\r" + "\n" * 3
+    blocks = gap.join(f"<url><loc>https://example.com/{i}</loc></url>" for i in range(4))
+    doc = f'<urlset xmlns="{SITEMAP_NS}">{gap}{blocks}{gap}</urlset>\n'.encode()
+    before = _native.handovers()
+    fast, taken = _scanned([doc])
+    assert _native.handovers() == before  # (no block, no rest handed over)
+    assert taken == 4
+    assert fast == parse(doc, fast=False)
+    broken = doc.replace(b"/3</loc>", b"/3</lo>")
+    exact = parse(broken, fast=False)
+    fault = exact[-1]
+    assert isinstance(fault, Problem) and "line 21, column 33" in fault.message
+    crs = [i for i, b in enumerate(broken) if b == ord("\r")]
+    for at in [*crs, *(i + 1 for i in crs), 40_000, len(broken) - 30]:
+        fast, taken = _scanned(cut_at(broken, [at]))
+        assert fast == exact, at
+        assert taken == 3, at
+
+
+@needs_compiled
 @pytest.mark.parametrize(("every", "scanned"), [(1, 0), (10, 630)])
 def test_expat_reads_alone_once_most_blocks_are_odd(every: int, scanned: int) -> None:
     """Block after odd block, expat reads the rest of the document alone (faster than one

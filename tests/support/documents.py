@@ -288,7 +288,11 @@ _NS = st.sampled_from(
 )
 # What may stand between blocks besides white space.
 _GAP = st.sampled_from(
-    ["", "", "", "<!-- gap -->", "<?pi?>", "<!-- a\r\n -->\n", "<!-- a -- b -->"]
+    [
+        *("", "", "", "<!-- gap -->", "<?pi?>", "<!-- a\r\n -->\n", "<!-- a -- b -->"),
+        # white space longer than a block may be under the small token limits below
+        "\r\n" + " " * 130 + "\r\n\t\r",
+    ]
 )
 # Bytes that matter to one of the two paths when dropped in at random.
 _JUNK = st.sampled_from(
