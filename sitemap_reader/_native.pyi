@@ -164,7 +164,8 @@ class BlockScanner:
     ``kinds`` the element kind of each prefix the root declares; ``read(bytes, at)`` gives
     expat the bytes of a block the scanner did not take, ``settled(tag_len)`` says whether
     expat closed the record there; ``interface`` what it builds with (the module imports
-    nothing of the package). With ``lines``, the entries the scanner reads itself go to the
+    nothing of the package); ``start`` where its input starts in the document, as expat
+    numbers it (line from 1, column from 0 in characters). With ``lines``, the entries the scanner reads itself go to the
     document's output as ``Entries`` runs, not as ``Entry`` records. ``panic_for_tests`` makes the scan panic, for the test that
     a caught panic ends the document with a problem.
     """
@@ -178,6 +179,7 @@ class BlockScanner:
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
         interface: Interface,
+        start: tuple[int, int],
         lines: bool = False,
         panic_for_tests: bool = False,
     ) -> BlockScanner: ...

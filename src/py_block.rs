@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 use pyo3::PyTraverseError;
 
-use crate::block::{BlockScanner, Ext, Fields, Limits, Record, Step};
+use crate::block::{BlockScanner, Ext, Fields, Limits, Place, Record, Step};
 use crate::guard::caught;
 use crate::pyface::{self, PyInterface};
 use crate::pyslots::{Objects, IMAGE_FIELDS};
@@ -60,7 +60,7 @@ struct Callbacks {
 #[pymethods]
 impl PyBlockScanner {
     #[new]
-    #[pyo3(signature = (doc, *, index, kinds, read, settled, interface, lines = false, panic_for_tests = false))]
+    #[pyo3(signature = (doc, *, index, kinds, read, settled, interface, start, lines = false, panic_for_tests = false))]
     #[allow(clippy::too_many_arguments)] // (the Python constructor's keywords)
     fn new(
         doc: &Bound<'_, PyAny>,
@@ -69,6 +69,7 @@ impl PyBlockScanner {
         read: Py<PyAny>,
         settled: Py<PyAny>,
         interface: Bound<'_, PyInterface>,
+        start: (u64, u64),
         lines: bool,
         panic_for_tests: bool,
     ) -> PyResult<Self> {
@@ -89,7 +90,13 @@ impl PyBlockScanner {
         let containers = shared.containers.clone();
         let url = doc.getattr(intern!(py, "url"))?;
         Ok(Self {
-            core: BlockScanner::new(prefixes, containers, index, limits),
+            core: BlockScanner::new(
+                prefixes,
+                containers,
+                index,
+                limits,
+                Place::new(start.0, start.1),
+            ),
             sitemap: url.extract::<String>()?.into(),
             url: url.unbind(),
             doc: doc.clone().unbind(),
@@ -261,6 +268,12 @@ impl PyBlockScanner {
         let calls = self.interface.get();
         let loc = f.loc.unwrap_or_default();
         let ok = if self.core.is_index() {
+            for ext in f.exts {
+                if let Ext::Repeated(r) = ext {
+                    let args = (doc, r.name, r.value, r.line, r.column);
+                    calls.note_repeated.bind(py).call1(args)?;
+                }
+            }
             calls.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
         } else if f.exts.is_empty() {
             let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
@@ -315,6 +328,10 @@ impl PyBlockScanner {
                                 news.push(built)
                             }
                         }
+                    }
+                    Ext::Repeated(r) => {
+                        let args = (doc, r.name, r.value, r.line, r.column);
+                        calls.note_repeated.bind(py).call1(args)?;
                     }
                     Ext::PyAlternate([hreflang, href, media]) => {
                         let args = (hreflang, href, media, doc);

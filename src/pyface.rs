@@ -34,6 +34,7 @@ pub(crate) struct PyInterface {
     pub(crate) error_kind: Py<PyAny>,
     pub(crate) build_image: Py<PyAny>,
     pub(crate) alternate_of: Py<PyAny>,
+    pub(crate) note_repeated: Py<PyAny>,
     /// The containers Python gives the fields of (`_extensions.CONTAINERS` but images), for
     /// the block reader, and their Python builders, in the same order.
     pub(crate) containers: Vec<Container>,
@@ -100,6 +101,7 @@ impl PyInterface {
             error_kind: get(intern!(py, "error_kind"))?,
             build_image: get(intern!(py, "build_image"))?,
             alternate_of: get(intern!(py, "alternate_of"))?,
+            note_repeated: get(intern!(py, "note_repeated"))?,
             containers,
             builders,
         })

@@ -193,7 +193,7 @@ impl Chunked for BlockRun {
 
     fn with_token_bound(max_token_bytes: usize) -> Self {
         use sitemap_reader_native::block::{
-            BlockScanner, Build, Container, Limits, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML,
+            BlockScanner, Build, Container, Limits, Place, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML,
         };
         let (video, news) = (2, 3); // the element kinds of `_extensions` (VIDEO, NEWS)
         let kinds = vec![
@@ -238,7 +238,7 @@ impl Chunked for BlockRun {
             max_token_bytes,
         };
         Self {
-            scanner: BlockScanner::new(kinds, containers, false, limits),
+            scanner: BlockScanner::new(kinds, containers, false, limits, Place::new(1, 0)),
             stopped: false,
             expat: Vec::new(),
         }

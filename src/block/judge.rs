@@ -60,7 +60,7 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
             Ext::Alternate(a) => alternates.push(a),
             Ext::Video(v) => videos.push(*v),
             Ext::News(n) => news.push(*n),
-            Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) => {} // (built())
+            Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) | Ext::Repeated(_) => {} // (built())
         }
     }
     Judged::Entry(Entry {

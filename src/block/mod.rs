@@ -15,5 +15,5 @@ pub(crate) mod text;
 mod proptests;
 
 pub use extend::Build;
-pub use read::{Container, Ext, Fields, CORE, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML};
-pub use scan::{handovers, BlockScanner, Limits, Record, Step, BLOCK_MAX};
+pub use read::{Container, Ext, Fields, Repeat, CORE, FRESH, IMAGE, LOOKALIKE, OTHER, XHTML};
+pub use scan::{handovers, BlockScanner, Limits, Place, Record, Step, BLOCK_MAX};

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use super::read::{Container, FRESH, IMAGE, OTHER, XHTML};
-use super::scan::{BlockScanner, Limits, Record, Step};
+use super::scan::{BlockScanner, Limits, Place, Record, Step};
 use super::Build;
 use super::Fields;
 
@@ -40,7 +40,7 @@ fn scanner() -> BlockScanner {
         names: vec!["title".to_owned(), "duration".to_owned()],
         build: Build::Video,
     };
-    let mut scanner = BlockScanner::new(kinds, vec![video], false, limits());
+    let mut scanner = BlockScanner::new(kinds, vec![video], false, limits(), Place::new(1, 0));
     scanner.entries = 0;
     scanner
 }

@@ -56,6 +56,20 @@ pub enum Ext {
     /// Any other video or news container (the index of its `Container` among those
     /// given): its fields' (name, value) in document order, for its Python builder.
     PyContainer(usize, Vec<(usize, String)>),
+    /// A field given twice (`repeated-element`, which Python notes: the last value is the
+    /// record's): its name, this value, and where its start tag is: `at`, a byte offset in
+    /// the block, which the scanner makes the document's line and column.
+    Repeated(Repeat),
+}
+
+/// A field given once more in a block (see `Ext::Repeated`).
+#[derive(Debug, PartialEq)]
+pub struct Repeat {
+    pub name: &'static str,
+    pub value: String,
+    pub at: usize,
+    pub line: u64,
+    pub column: u64,
 }
 
 /// An extension container Python builds (`_extensions.CONTAINERS`, but images): its
@@ -84,7 +98,7 @@ impl Fields {
         self.exts.iter().all(|e| {
             !matches!(
                 e,
-                Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..)
+                Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) | Ext::Repeated(_)
             )
         })
     }
@@ -168,6 +182,7 @@ impl BlockReader {
         // Before the start tag: white space only, as a block is taken. It
         // is looked at here: quick-xml would drop a U+FEFF that starts its input.
         let start = trim_ws_start(block);
+        let lead = block.len() - start.len();
         if !start.starts_with('<') {
             return Err(Odd); // text, a reference: expat's (which may refuse them)
         }
@@ -230,6 +245,9 @@ impl BlockReader {
                             image = Some(ImageFields::default()); // <image:image>
                         }
                         Some(field) => {
+                            // (where its start tag began: the input read so far, but the tag)
+                            let end = usize::try_from(reader.buffer_position()).map_err(|_| Odd)?;
+                            let at = lead + end - e.len() - 2;
                             let value = self.value(&mut reader)?;
                             let slot = match (field, image.as_mut()) {
                                 (Field::Loc, None) => &mut fields.loc,
@@ -243,9 +261,29 @@ impl BlockReader {
                                 (Field::License, Some(i)) => &mut i.license,
                                 _ => return Err(Odd),
                             };
-                            if slot.replace(value).is_some() {
-                                return Err(Odd); // a repeated field
+                            let name = match field {
+                                Field::Lastmod => "lastmod",
+                                Field::Changefreq => "changefreq",
+                                Field::Priority => "priority",
+                                // A further <loc> is a record of its own (several-locs):
+                                // the exact path's.
+                                Field::Loc if slot.is_some() => return Err(Odd),
+                                // (an image's field given twice: the last one counts)
+                                _ => "",
+                            };
+                            if slot.is_some() && !name.is_empty() {
+                                // The last one counts; Python notes it where it starts.
+                                let (line, column) = (0, 0); // (the scanner's to say)
+                                let value = value.clone();
+                                fields.exts.push(Ext::Repeated(Repeat {
+                                    name,
+                                    value,
+                                    at,
+                                    line,
+                                    column,
+                                }));
                             }
+                            *slot = Some(value);
                         }
                     }
                 }
@@ -838,6 +876,47 @@ mod tests {
             assert_eq!(index.read(block), Err(Odd), "{block}");
         }
         assert!(index.read("<sitemap><loc>a</loc></sitemap>").is_ok());
+    }
+
+    #[test]
+    fn a_field_given_twice_is_read_and_its_repeat_said_where() {
+        let block = "\n <url><lastmod>1</lastmod><loc>https://a/</loc><lastmod> 2 </lastmod>\
+            <priority>0.1</priority><image:image><image:loc>i</image:loc><image:loc>j</image:loc>\
+            </image:image><priority>0.2</priority></url>";
+        let fields = reader().read(block).unwrap();
+        assert_eq!(fields.lastmod.as_deref(), Some("2")); // (the last one counts)
+        assert_eq!(fields.priority.as_deref(), Some("0.2"));
+        let at = |tag: &str| block.rfind(tag).unwrap();
+        let repeat = |name, value: &str, at| {
+            Ext::Repeated(Repeat {
+                name,
+                value: value.to_owned(),
+                at,
+                line: 0,
+                column: 0,
+            })
+        };
+        let image = Image {
+            loc: "j".to_owned(), // (an image's field given twice: the last, unnoted)
+            caption: None,
+            title: None,
+            geo_location: None,
+            license: None,
+        };
+        assert_eq!(
+            fields.exts,
+            [
+                repeat("lastmod", "2", at("<lastmod>")),
+                Ext::Image(image),
+                repeat("priority", "0.2", at("<priority>")),
+            ]
+        );
+        assert!(!fields.built()); // (Python notes the repeats)
+        let mut index = reader_with(&[], true);
+        let block =
+            "<sitemap><lastmod>1</lastmod><loc>https://a/</loc><lastmod>2</lastmod></sitemap>";
+        let fields = index.read(block).unwrap();
+        assert_eq!(fields.exts, [repeat("lastmod", "2", 50)]);
     }
 
     #[test]

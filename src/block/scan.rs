@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memchr::memmem;
 
 use super::judge::{judge, Judged};
-use super::read::{BlockReader, Container, Fields};
+use super::read::{BlockReader, Container, Ext, Fields};
 use crate::record::{Entry, SitemapRef};
 
 /// A longer block is left to expat (as `_scan.BLOCK_MAX`).
@@ -90,6 +90,7 @@ pub struct BlockScanner {
     total: u64,       // bytes fed
     lines: u64,       // line breaks consumed since expat last read, as expat counts them
     col: u64,         // characters since the last of them
+    at: Place,        // where `pos` stands in the document, as expat numbers it
     block: bool,      // expat is reading a block the scanner did not take
     odd: u64,         // blocks expat read
     /// Entries the document holds (the caller keeps it in step with its own count).
@@ -97,12 +98,64 @@ pub struct BlockScanner {
     stopped: bool,
 }
 
+/// A place in the document as expat numbers it: its line (from 1) and column (from 0, in
+/// characters), and whether the byte before it is a CR (a LF after it ends no line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub line: u64,
+    pub column: u64,
+    after_cr: bool,
+}
+
+impl Place {
+    /// Line `line`, column `column`, not after a CR.
+    pub fn new(line: u64, column: u64) -> Self {
+        Self {
+            line,
+            column,
+            after_cr: false,
+        }
+    }
+
+    /// The place after `seg` (which starts here).
+    pub fn after(self, seg: &[u8]) -> Self {
+        let Some(last) = memchr::memrchr2(b'\n', b'\r', seg) else {
+            return Self {
+                column: self.column + chars(seg),
+                after_cr: false,
+                ..self
+            };
+        };
+        let (lf, cr) = count_breaks(seg);
+        let mut breaks = lf + cr;
+        if cr > 0 {
+            breaks -= memmem::find_iter(seg, b"\r\n").count() as u64;
+        }
+        if self.after_cr && seg.first() == Some(&b'\n') {
+            breaks -= 1; // (the LF of a CR LF cut before it)
+        }
+        Self {
+            line: self.line + breaks,
+            column: chars(&seg[last + 1..]),
+            after_cr: seg.last() == Some(&b'\r'),
+        }
+    }
+}
+
+/// The characters of UTF-8 text (its bytes that start one).
+fn chars(s: &[u8]) -> u64 {
+    s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64
+}
+
 impl BlockScanner {
+    /// `start`: where the scanner's input starts in the document (after the root's start
+    /// tag), as expat numbers it.
     pub fn new(
         kinds: Vec<(String, u8)>,
         containers: Vec<Container>,
         index: bool,
         limits: Limits,
+        start: Place,
     ) -> Self {
         Self {
             reader: BlockReader::new(kinds, containers, index, limits.max_loc_length),
@@ -121,6 +174,7 @@ impl BlockScanner {
             total: 0,
             lines: 0,
             col: 0,
+            at: start,
             block: false,
             odd: 0,
             entries: 0,
@@ -244,9 +298,16 @@ impl BlockScanner {
         let Some(text) = self.buf.get(pos..end) else {
             return Taken::No;
         };
-        let Ok(fields) = self.reader.read(text) else {
+        let Ok(mut fields) = self.reader.read(text) else {
             return Taken::No;
         };
+        for ext in &mut fields.exts {
+            if let Ext::Repeated(repeat) = ext {
+                // (rare: the block is counted again up to it)
+                let place = self.at.after(&text.as_bytes()[..repeat.at]);
+                (repeat.line, repeat.column) = (place.line, place.column);
+            }
+        }
         // Past max_urls, emit_entry counts the entry and may cut the document: expat's.
         let room = self.entries < self.limits.max_urls;
         match judge(fields, self.index, &self.limits) {
@@ -283,6 +344,7 @@ impl BlockScanner {
     /// The bytes up to `end` were taken: count their line breaks and column.
     fn consume(&mut self, end: usize) {
         let seg = &self.buf.as_bytes()[self.pos..end];
+        self.at = self.at.after(seg);
         self.pos = end;
         let (lf, cr) = count_breaks(seg);
         let breaks = if cr > 0 {
@@ -290,7 +352,6 @@ impl BlockScanner {
         } else {
             lf
         };
-        let chars = |s: &[u8]| s.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64;
         if breaks > 0 {
             self.lines += breaks;
             let last = memchr::memrchr2(b'\n', b'\r', seg).unwrap_or(0);
@@ -409,7 +470,9 @@ impl BlockScanner {
         } else {
             Some(self.offset(pos) - data.len() as u64)
         };
-        data.extend_from_slice(&self.buf.as_bytes()[pos..stop]);
+        let seg = &self.buf.as_bytes()[pos..stop];
+        data.extend_from_slice(seg);
+        self.at = self.at.after(seg);
         self.pos = stop;
         Step::Send { data, at, tag }
     }
@@ -466,7 +529,7 @@ mod tests {
             max_loc_length: 2_048,
             max_token_bytes: 1 << 20,
         };
-        BlockScanner::new(Vec::new(), Vec::new(), index, limits)
+        BlockScanner::new(Vec::new(), Vec::new(), index, limits, Place::new(1, 0))
     }
 
     #[test]
@@ -516,6 +579,44 @@ mod tests {
         assert_eq!(out.len(), 2);
         // The odd block comes after a filler of three line breaks and one column.
         assert_eq!(s.finish(), b"\n\n\n <url a='1'>");
+    }
+
+    #[test]
+    fn a_repeat_is_placed_as_expat_places_it() {
+        let limits = Limits {
+            max_urls: 9,
+            max_loc_length: 2_048,
+            max_token_bytes: 100,
+        };
+        let mut s = BlockScanner::new(Vec::new(), Vec::new(), false, limits, Place::new(3, 7));
+        // A CR LF cut by the chunking in an odd block (over the bound: sent as it comes),
+        // then a block with a repeat.
+        let data = format!("<url><loc>https://a/{}</loc>\r", "x".repeat(100));
+        assert_eq!(s.push(data.as_bytes()), None);
+        let mut out = Vec::new();
+        assert!(matches!(s.run(&mut out), Step::Send { tag: None, .. }));
+        assert_eq!(s.run(&mut out), Step::Wait);
+        let data = "\n</url>\r\n<url><loc>https://a/</loc>\r\n\
+                    <lastmod>1\u{e9}</lastmod><lastmod>2</lastmod></url>";
+        assert_eq!(s.push(data.as_bytes()), None);
+        assert!(matches!(s.run(&mut out), Step::Send { tag: Some(6), .. }));
+        s.settled();
+        let Step::Judge(fields) = s.run(&mut out) else {
+            panic!("no block for Python");
+        };
+        let [Ext::Repeated(repeat)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!((repeat.line, repeat.column), (6, 21));
+        assert_eq!(
+            Place::new(1, 0).after(b"a\r"),
+            Place {
+                line: 2,
+                column: 0,
+                after_cr: true
+            }
+        );
+        assert_eq!(Place::new(1, 5).after(b"\xc3\xa9"), Place::new(1, 6));
     }
 
     #[test]

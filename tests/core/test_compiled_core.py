@@ -247,6 +247,7 @@ def _scanner(doc: Document, **kw: Any) -> Any:
         read=lambda data, at: True,
         settled=lambda tag: True,
         interface=kw.pop("interface", _INTERFACE),
+        start=(1, 0),
         **kw,
     )
 

@@ -624,6 +624,55 @@ def test_white_space_between_blocks_is_the_scanners_however_long() -> None:
 
 
 @needs_compiled
+@pytest.mark.parametrize(
+    "prolog",
+    ["", "\ufeff<?xml version='1.0'?>\r\n<!-- a\r b\n -->\r\n<?pi \u00e9?>\n  "],
+    ids=["none", "bom-comment-instruction"],
+)
+@pytest.mark.parametrize("index", [False, True], ids=["urlset", "index"])
+def test_a_field_given_twice_is_the_scanners_and_noted_where_expat_notes_it(
+    prolog: str, index: bool
+) -> None:
+    """A field given twice (two ``<lastmod>``; an image's field, which nothing notes) is read
+    by the scanner: the last value counts, and ``repeated-element`` has the exact path's
+    count, first example, line and column (in characters, after a byte-order mark, CR LF and
+    lone CRs), wherever the input is cut."""
+    record, loc = ("sitemap", "https://example.com/s{}.xml") if index else ("url", None)
+    loc = loc or "https://example.com/{}"
+    blocks = [
+        "<{r}><loc>" + loc + "</loc></{r}>",
+        "<{r}>\r <lastmod>2024-01-01</lastmod>\r\n<loc>" + loc + "\u00e9</loc>"
+        " <lastmod> \u65e5 2024-01-02 </lastmod></{r}>",
+        "<{r}><loc>" + loc + "</loc><lastmod>x</lastmod><lastmod>y</lastmod>\n"
+        "<lastmod>2024-03-03</lastmod></{r}>",
+    ]
+    if not index:
+        blocks.append(
+            "<url><changefreq>daily</changefreq><loc>https://example.com/{}</loc>"
+            "<priority>0.5</priority><image:image><image:loc>https://example.com/a.jpg</image:loc>"
+            "<image:loc>https://example.com/b.jpg</image:loc></image:image>"
+            "<changefreq>weekly</changefreq><priority>0.7</priority></url>"
+        )
+    body = "\n".join(b.format(i, r=record) for i, b in enumerate(blocks))
+    root = "sitemapindex" if index else "urlset"
+    doc = (
+        f'{prolog}<{root} xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}">\n{body}\n</{root}>'
+    ).encode()
+    exact = parse(doc, fast=False)
+    fast, taken = _scanned([doc])
+    assert taken == len(blocks)
+    assert fast == exact
+    (repeated,) = (
+        e for e in fast if isinstance(e, Problem) and e.kind == ProblemKind.REPEATED_ELEMENT
+    )
+    assert repeated.count == (3 if index else 5)
+    assert repeated.example == "<lastmod> '\u65e5 2024-01-02'"
+    assert (repeated.line, repeated.column) == (10 if prolog else 5, 39 if index else 34)
+    for at in range(1, len(doc), 3):
+        assert _scanned(cut_at(doc, [at]))[0] == exact, at
+
+
+@needs_compiled
 @pytest.mark.parametrize(("every", "scanned"), [(1, 0), (10, 630)])
 def test_expat_reads_alone_once_most_blocks_are_odd(every: int, scanned: int) -> None:
     """Block after odd block, expat reads the rest of the document alone (faster than one

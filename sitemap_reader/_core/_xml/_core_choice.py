@@ -43,6 +43,7 @@ class NewScanner(Protocol):
         kinds: dict[str, int],
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
+        start: tuple[int, int],
     ) -> BlockScanner: ...
 
 
@@ -56,6 +57,7 @@ def _compiled_block_scanner(native: ModuleType, interface: Any) -> NewScanner:
         kinds: dict[str, int],
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
+        start: tuple[int, int],
     ) -> BlockScanner:
         scanner: BlockScanner = block_scanner(
             doc,
@@ -63,6 +65,7 @@ def _compiled_block_scanner(native: ModuleType, interface: Any) -> NewScanner:
             kinds=kinds,
             read=read,
             settled=settled,
+            start=start,
             interface=interface,
             lines=doc.lines,
         )

@@ -33,7 +33,7 @@ from ._expat import (
     position,
     refusal,
 )
-from ._prolog import PROLOG, eligible
+from ._prolog import PROLOG, eligible, place_after
 
 _FEEDS = (Format.RSS, Format.ATOM)
 
@@ -136,6 +136,7 @@ class XmlHandler:
                 kinds=kinds,
                 read=self._read_block,
                 settled=self._settled,
+                start=place_after(bytes(prolog[:split])),
             )
             self._scanned += len(rest)
             handover = self._scanner.feed(rest)

@@ -42,7 +42,7 @@ from ._extensions import (
     lookalike,
     lookalike_note,
 )
-from ._records import emit_entry, emit_ref
+from ._records import emit_entry, emit_ref, note_repeated
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -243,9 +243,7 @@ class SitemapMachine:
             if sub is None:
                 if key != "loc":
                     if key in item:  # the last one is kept, as it always was
-                        line, column = self._more_at
-                        said = f"<{key}> {shorten(value)}"
-                        self.doc.note(ProblemKind.REPEATED_ELEMENT, said, line, column)
+                        note_repeated(self.doc, key, value, *self._more_at)
                     item[key] = value
                 elif "loc" not in item:
                     item[key] = value

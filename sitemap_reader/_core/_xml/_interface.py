@@ -48,7 +48,7 @@ from ._extensions import (
     Container,
     alternate_of,
 )
-from ._records import emit_entry, emit_ref
+from ._records import emit_entry, emit_ref, note_repeated
 
 
 class ScannedDocument(Protocol):
@@ -91,6 +91,8 @@ class Interface(NamedTuple):
     emit_ref: Callable[..., bool]
     build_image: Callable[[dict[str, Any], Any], Image | None]
     alternate_of: Callable[..., Alternate | None]
+    # What counts a field given twice in a block it reads (repeated-element).
+    note_repeated: Callable[[Any, str, str, int, int], None]
     # The containers whose fields it reads and Python builds (or, a video or news whose
     # values it judges itself, it builds: src/block/extend.rs), by (kind, local name); and
     # the fields of which every value is kept (the others: the last).
@@ -112,6 +114,7 @@ INTERFACE = Interface(
     emit_ref=emit_ref,
     build_image=CONTAINERS[(IMAGE, "image")].build,
     alternate_of=alternate_of,
+    note_repeated=note_repeated,
     containers={
         key: spec
         for key, spec in CONTAINERS.items()

@@ -26,6 +26,15 @@ PROLOG = re.compile(
 _ENCODING = re.compile(rb"encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z0-9._\-]+)[\"']")
 
 
+def place_after(head: bytes) -> tuple[int, int]:
+    """Where expat's numbering stands after ``head`` (UTF-8 that does not end in a CR): the
+    line, from 1 (CR LF, CR and LF each end one), and the column, from 0, in characters
+    (a byte-order mark is one), where the block scanner's input starts."""
+    breaks = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    tail = head[max(head.rfind(b"\n"), head.rfind(b"\r")) + 1 :]
+    return 1 + breaks, sum(1 for b in tail if b & 0xC0 != 0x80)
+
+
 def eligible(match: re.Match[bytes]) -> dict[str, int] | None:
     """For a document whose prolog matched: None when the scanner may not run, else the
     element kind of each prefix the root declares."""

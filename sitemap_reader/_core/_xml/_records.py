@@ -26,6 +26,13 @@ _CHANGEFREQ = {c.value: c for c in ChangeFreq}
 _NO: tuple[()] = ()
 
 
+def note_repeated(doc: Document, key: str, value: str, line: int, column: int) -> None:
+    """A field given twice in one record (two ``<lastmod>``): the last value is the record's,
+    and the repeat is counted (``repeated-element``) with its value and where its start tag
+    is."""
+    doc.note(ProblemKind.REPEATED_ELEMENT, f"<{key}> {shorten(value)}", line, column)
+
+
 def emit_entry(
     doc: Document,
     loc_raw: str,
