@@ -165,7 +165,9 @@ class BlockScanner:
     expat the bytes of a block the scanner did not take, ``settled(tag_len)`` says whether
     expat closed the record there; ``interface`` what it builds with (the module imports
     nothing of the package); ``start`` where its input starts in the document, as expat
-    numbers it (line from 1, column from 0 in characters). With ``lines``, the entries the scanner reads itself go to the
+    numbers it (line from 1, column from 0 in characters); ``namespaces`` each prefix's
+    namespace ("": the default one), for the look-alikes of extensions' elements Python
+    counts (without it, their blocks are expat's). With ``lines``, the entries the scanner reads itself go to the
     document's output as ``Entries`` runs, not as ``Entry`` records. ``panic_for_tests`` makes the scan panic, for the test that
     a caught panic ends the document with a problem.
     """
@@ -180,6 +182,7 @@ class BlockScanner:
         settled: Callable[[int], bool],
         interface: Interface,
         start: tuple[int, int],
+        namespaces: dict[str, str] | None = None,
         lines: bool = False,
         panic_for_tests: bool = False,
     ) -> BlockScanner: ...

@@ -60,7 +60,7 @@ struct Callbacks {
 #[pymethods]
 impl PyBlockScanner {
     #[new]
-    #[pyo3(signature = (doc, *, index, kinds, read, settled, interface, start, lines = false, panic_for_tests = false))]
+    #[pyo3(signature = (doc, *, index, kinds, read, settled, interface, start, namespaces = None, lines = false, panic_for_tests = false))]
     #[allow(clippy::too_many_arguments)] // (the Python constructor's keywords)
     fn new(
         doc: &Bound<'_, PyAny>,
@@ -70,6 +70,7 @@ impl PyBlockScanner {
         settled: Py<PyAny>,
         interface: Bound<'_, PyInterface>,
         start: (u64, u64),
+        namespaces: Option<&Bound<'_, PyDict>>,
         lines: bool,
         panic_for_tests: bool,
     ) -> PyResult<Self> {
@@ -86,17 +87,18 @@ impl PyBlockScanner {
         for (prefix, kind) in kinds.iter() {
             prefixes.push((prefix.extract::<String>()?, kind.extract::<u8>()?));
         }
+        let mut uris = Vec::new();
+        for (prefix, uri) in namespaces.into_iter().flat_map(|d| d.iter()) {
+            uris.push((prefix.extract::<String>()?, uri.extract::<String>()?));
+        }
         let shared = interface.get();
         let containers = shared.containers.clone();
         let url = doc.getattr(intern!(py, "url"))?;
+        let start = Place::new(start.0, start.1);
+        let mut core = BlockScanner::new(prefixes, containers, index, limits, start);
+        core.set_namespaces(uris);
         Ok(Self {
-            core: BlockScanner::new(
-                prefixes,
-                containers,
-                index,
-                limits,
-                Place::new(start.0, start.1),
-            ),
+            core,
             sitemap: url.extract::<String>()?.into(),
             url: url.unbind(),
             doc: doc.clone().unbind(),
@@ -332,6 +334,9 @@ impl PyBlockScanner {
                     Ext::Repeated(r) => {
                         let args = (doc, r.name, r.value, r.line, r.column);
                         calls.note_repeated.bind(py).call1(args)?;
+                    }
+                    Ext::Lookalike { uri, local } => {
+                        calls.note_lookalike.bind(py).call1((doc, uri, local))?;
                     }
                     Ext::PyAlternate([hreflang, href, media]) => {
                         let args = (hreflang, href, media, doc);

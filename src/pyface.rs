@@ -35,6 +35,7 @@ pub(crate) struct PyInterface {
     pub(crate) build_image: Py<PyAny>,
     pub(crate) alternate_of: Py<PyAny>,
     pub(crate) note_repeated: Py<PyAny>,
+    pub(crate) note_lookalike: Py<PyAny>,
     /// The containers Python gives the fields of (`_extensions.CONTAINERS` but images), for
     /// the block reader, and their Python builders, in the same order.
     pub(crate) containers: Vec<Container>,
@@ -102,6 +103,7 @@ impl PyInterface {
             build_image: get(intern!(py, "build_image"))?,
             alternate_of: get(intern!(py, "alternate_of"))?,
             note_repeated: get(intern!(py, "note_repeated"))?,
+            note_lookalike: get(intern!(py, "note_lookalike"))?,
             containers,
             builders,
         })

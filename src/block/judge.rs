@@ -60,7 +60,11 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
             Ext::Alternate(a) => alternates.push(a),
             Ext::Video(v) => videos.push(*v),
             Ext::News(n) => news.push(*n),
-            Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) | Ext::Repeated(_) => {} // (built())
+            Ext::PyImage(_)
+            | Ext::PyAlternate(_)
+            | Ext::PyContainer(..)
+            | Ext::Repeated(_)
+            | Ext::Lookalike { .. } => {} // (built())
         }
     }
     Judged::Entry(Entry {

@@ -56,6 +56,12 @@ pub enum Ext {
     /// Any other video or news container (the index of its `Container` among those
     /// given): its fields' (name, value) in document order, for its Python builder.
     PyContainer(usize, Vec<(usize, String)>),
+    /// A child of the record that only looks like an extension's (`_extensions.lookalike`,
+    /// which Python counts: `invalid-extension`), not read: its namespace and local name.
+    Lookalike {
+        uri: String,
+        local: String,
+    },
     /// A field given twice (`repeated-element`, which Python notes: the last value is the
     /// record's): its name, this value, and where its start tag is: `at`, a byte offset in
     /// the block, which the scanner makes the document's line and column.
@@ -98,7 +104,11 @@ impl Fields {
         self.exts.iter().all(|e| {
             !matches!(
                 e,
-                Ext::PyImage(_) | Ext::PyAlternate(_) | Ext::PyContainer(..) | Ext::Repeated(_)
+                Ext::PyImage(_)
+                    | Ext::PyAlternate(_)
+                    | Ext::PyContainer(..)
+                    | Ext::Repeated(_)
+                    | Ext::Lookalike { .. }
             )
         })
     }
@@ -121,6 +131,9 @@ enum Field {
 #[derive(Debug)]
 pub struct BlockReader {
     kinds: Vec<(String, u8)>,
+    /// Each prefix's namespace as expat names it ("": the default one), for the
+    /// look-alikes Python counts; a prefix left out here makes such a block odd.
+    namespaces: Vec<(String, String)>,
     containers: Vec<Container>,
     index: bool,
     max_loc_length: usize,
@@ -168,12 +181,19 @@ impl BlockReader {
     ) -> Self {
         Self {
             kinds,
+            namespaces: Vec::new(),
             containers,
             index,
             max_loc_length,
             text: String::new(),
             attr: String::new(),
         }
+    }
+
+    /// Each prefix's namespace ("": the default one): without it, a block with a
+    /// look-alike is odd.
+    pub fn set_namespaces(&mut self, namespaces: Vec<(String, String)>) {
+        self.namespaces = namespaces;
     }
 
     /// The fields of `block` (from the white space before its start tag to the end of
@@ -233,9 +253,10 @@ impl BlockReader {
                     }
                     let field = match self.field(kind, local, image.is_some()) {
                         Ok(field) if bare(&e) => field,
-                        Err(Odd) if image.is_none() && self.ignored(kind, local) => {
-                            self.attributes(&e, |_, _| Ok(()))?;
-                            self.skip(&mut reader)?;
+                        Err(Odd) if image.is_none() => {
+                            let note = self.other_child(&e, kind, local)?;
+                            self.skip(&mut reader, no_field)?;
+                            fields.exts.extend(note);
                             continue;
                         }
                         _ => return Err(Odd),
@@ -291,8 +312,8 @@ impl BlockReader {
                     let (kind, local) = self.key(e.name().0)?;
                     if !self.index && (kind, local) == (XHTML, "link") {
                         fields.exts.extend(self.alternate(&e)?);
-                    } else if self.field(kind, local, false).is_err() && self.ignored(kind, local) {
-                        self.attributes(&e, |_, _| Ok(()))?;
+                    } else if self.field(kind, local, false).is_err() {
+                        fields.exts.extend(self.other_child(&e, kind, local)?);
                     } else {
                         return Err(Odd); // <loc/>, an empty container: the exact path's
                     }
@@ -506,41 +527,74 @@ impl BlockReader {
         }
     }
 
-    /// True for a child of a record the exact path reads nothing of (`_exact._start`):
-    /// not one of its fields (the caller asked), nor the record's own element (one record
-    /// run into another), an extension or a look-alike of one (`_extensions.lookalike`,
-    /// which counts it; a `link` is one whatever its attributes, to be sure).
-    fn ignored(&self, kind: u8, local: &str) -> bool {
+    /// A child of a record that is none of its fields, as `_exact._start` meets it: one
+    /// the exact path reads nothing of (None), or a look-alike of an extension's element,
+    /// which it counts (`_extensions.lookalike`); the record's own element (one record run
+    /// into another) and an extension's element where the subset does not read it are odd.
+    fn other_child(
+        &mut self,
+        e: &BytesStart<'_>,
+        kind: u8,
+        local: &str,
+    ) -> Result<Option<Ext>, Odd> {
         let record = if self.index { "sitemap" } else { "url" };
         if kind > LOOKALIKE || (kind, local) == (CORE, record) {
-            return false;
+            return Err(Odd);
         }
+        let mut hreflang = false;
+        self.attributes(e, |name, _| {
+            hreflang |= name == "hreflang";
+            Ok(())
+        })?;
         if self.index {
-            return true; // (an index's records have no extensions)
+            return Ok(None); // (an index's records have no extensions)
         }
-        let extension = self.container_at(kind, local).is_some()
+        if self.container_at(kind, local).is_some()
             || (kind, local) == (IMAGE, "image")
-            || (kind, local) == (XHTML, "link");
+            || (kind, local) == (XHTML, "link")
+        {
+            return Err(Odd);
+        }
         let lookalike = kind == LOOKALIKE
             || (matches!(kind, CORE | OTHER)
-                && matches!(local, "image" | "video" | "news" | "link"));
-        !extension && !lookalike
+                && (matches!(local, "image" | "video" | "news") || (local == "link" && hreflang)));
+        if !lookalike {
+            return Ok(None);
+        }
+        let name = e.name().0;
+        let prefix = name.split_once(':').map_or("", |(prefix, _)| prefix);
+        let (_, uri) = self
+            .namespaces
+            .iter()
+            .find(|(p, _)| p == prefix)
+            .ok_or(Odd)?;
+        Ok(Some(Ext::Lookalike {
+            uri: uri.clone(),
+            local: local.to_owned(),
+        }))
     }
 
     /// An element a record ignores, after its start tag, up to its end tag: its content
     /// is only checked for what expat would refuse (names, attributes, characters).
-    fn skip(&mut self, reader: &mut Reader<&[u8]>) -> Result<(), Odd> {
+    /// `read`: an element the exact path would read there (`read(kind, local)`) is odd.
+    fn skip(&mut self, reader: &mut Reader<&[u8]>, read: fn(u8, &str) -> bool) -> Result<(), Odd> {
         let mut depth = 0usize;
         let mut ignored = String::new();
         loop {
             match reader.read_event().map_err(|_| Odd)? {
                 Event::Start(e) if depth < SKIP_DEPTH => {
-                    self.key(e.name().0)?;
+                    let (kind, local) = self.key(e.name().0)?;
+                    if read(kind, local) {
+                        return Err(Odd);
+                    }
                     self.attributes(&e, |_, _| Ok(()))?;
                     depth += 1;
                 }
                 Event::Empty(e) => {
-                    self.key(e.name().0)?;
+                    let (kind, local) = self.key(e.name().0)?;
+                    if read(kind, local) {
+                        return Err(Odd);
+                    }
                     self.attributes(&e, |_, _| Ok(()))?;
                 }
                 Event::End(_) if depth == 0 => return Ok(()),
@@ -642,6 +696,11 @@ fn stripped_owned(value: String) -> Option<String> {
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// No element is read inside the one skipped (see `skip`).
+fn no_field(_: u8, _: &str) -> bool {
+    false
 }
 
 /// `text` without the XML white space it starts with (ASCII: a character boundary).
@@ -747,15 +806,46 @@ mod tests {
             Some("https://a/s")
         );
         assert_eq!(index.read("<sitemap><sitemap/></sitemap>"), Err(Odd));
-        // a look-alike (the exact path counts it) is odd
+        // a look-alike (the exact path counts it): odd, unless its namespace is known
         let mut reader = reader_with(&[("look", LOOKALIKE), ("other", OTHER)], false);
-        for odd in [
-            "<url><look:x/></url>",
-            "<url><other:video>v</other:video></url>",
-            "<url><other:link/></url>",
-        ] {
-            assert_eq!(reader.read(odd), Err(Odd), "{odd}");
+        let lookalikes = [
+            ("<url><look:x/></url>", "urn:look", "x"),
+            (
+                "<url><other:video>v<x/></other:video></url>",
+                "urn:other",
+                "video",
+            ),
+            (
+                "<url><other:link hreflang='de'/></url>",
+                "urn:other",
+                "link",
+            ),
+            ("<url><image>x</image></url>", "urn:sitemap", "image"),
+        ];
+        for (block, ..) in lookalikes {
+            assert_eq!(reader.read(block), Err(Odd), "{block}");
         }
+        reader.set_namespaces(
+            [
+                ("", "urn:sitemap"),
+                ("look", "urn:look"),
+                ("other", "urn:other"),
+            ]
+            .map(|(p, u)| (p.to_owned(), u.to_owned()))
+            .to_vec(),
+        );
+        for (block, uri, local) in lookalikes {
+            let noted = Ext::Lookalike {
+                uri: uri.to_owned(),
+                local: local.to_owned(),
+            };
+            assert_eq!(reader.read(block).unwrap().exts, [noted], "{block}");
+        }
+        // (a link is one with an hreflang only, as `_extensions.lookalike` says)
+        let fields = reader
+            .read("<url><other:link href='x'/><link/></url>")
+            .unwrap();
+        assert!(fields.exts.is_empty());
     }
 
     #[test]

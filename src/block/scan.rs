@@ -182,6 +182,12 @@ impl BlockScanner {
         }
     }
 
+    /// Each prefix's namespace as expat names it ("": the default one), for the
+    /// look-alikes of extensions' elements Python counts (without: their blocks are odd).
+    pub fn set_namespaces(&mut self, namespaces: Vec<(String, String)>) {
+        self.reader.set_namespaces(namespaces);
+    }
+
     /// Take `data`; `Some(bytes)` when the scanner stops for good at it (invalid UTF-8
     /// or a non-character is expat's to report): expat reads those bytes.
     pub fn push(&mut self, data: &[u8]) -> Option<Vec<u8>> {

@@ -249,7 +249,8 @@ def test_scanner_checks_extension_namespaces_for_free() -> None:
     """Variants and look-alikes of the extensions' namespaces cost ordinary documents no
     block: the real namespaces and an unrelated one (mobile) leave every block to the
     scanner; a variant on the root leaves expat the first block that uses it (where the
-    exact path records it), a look-alike its block."""
+    exact path records it); a look-alike is the scanner's, counted as the exact path counts
+    it (``invalid-extension``)."""
     image = "<image:image><image:loc>https://example.com/i.jpg</image:loc></image:image>"
     foo = "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>"
 
@@ -266,9 +267,9 @@ def test_scanner_checks_extension_namespaces_for_free() -> None:
     variant = "https://www.google.com/schemas/sitemap-image/1.1"
     for data, scanned, reported in (
         (doc(IMAGE_NS), 6, False),
-        (doc(IMAGE_NS, 2, 4), 4, False),
+        (doc(IMAGE_NS, 2, 4), 6, False),
         (doc(variant), 5, True),
-        (doc(variant, 1), 4, True),
+        (doc(variant, 1), 5, True),
     ):
         fast, taken = _scanned([data])
         assert taken == scanned
@@ -361,18 +362,58 @@ def test_scanner_takes_comments_instructions_and_elements_a_record_ignores(block
     [
         # a prefix bound to the sitemap's own namespace: its elements are the exact path's
         (f'xmlns:sm="{SITEMAP_NS}"', "<url><sm:loc>https://example.com/x</sm:loc></url>", 2),
-        # a look-alike's namespace (counted by the exact path) leaves it the blocks that use it
-        ('xmlns:im="http://example.com/sitemap-image/1.1"', "<url><im:x/></url>", 2),
-        ('xmlns:o="urn:o"', "<url><loc>https://example.com/x</loc><o:image/></url>", 2),
         # a reference in a prefix's namespace: its elements are expat's
         ('xmlns:o="urn:&#111;"', "<url><loc>https://example.com/x</loc><o:x/></url>", 2),
     ],
-    ids=["sitemap-namespace", "lookalike-namespace", "lookalike-element", "reference"],
+    ids=["sitemap-namespace", "reference"],
 )
 def test_scanner_leaves_expat_what_the_exact_path_reads_or_counts(
     root: str, block: str, scanned: int
 ) -> None:
     assert _read_between_plain(block, " " + root)[1] == scanned
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("root", "block", "example"),
+    [
+        (
+            'xmlns:im="http://example.com/sitemap-image/1.1"',
+            "<url><loc>https://example.com/x</loc><im:x a='1'><im:loc>y</im:loc></im:x></url>",
+            "a <x> in the namespace 'http://example.com/sitemap-image/1.1'",
+        ),
+        (
+            'xmlns:o="urn:o"',
+            "<url><loc>https://example.com/x</loc><o:image/><o:link hreflang='de'/></url>",
+            "a <image> in the namespace 'urn:o'",
+        ),
+        (
+            "",
+            (
+                "<url><image><loc>https://example.com/i.jpg</loc></image>"
+                "<loc>https://example.com/x</loc><link href='https://example.com/'/></url>"
+            ),
+            f"a <image> in the namespace {SITEMAP_NS!r}",
+        ),
+    ],
+    ids=["lookalike-namespace", "lookalike-elements", "prefix-forgotten"],
+)
+def test_a_lookalike_is_the_scanners_and_counted_as_the_exact_path_counts_it(
+    root: str, block: str, example: str
+) -> None:
+    """An element that only looks like an extension's, as a child of a ``<url>`` (in a
+    namespace named like one's, an ``<image>``, ``<video>``, ``<news>`` or an ``<x:link
+    hreflang>`` in another namespace or none), is read by the scanner: skipped, and counted
+    (``invalid-extension``) with the exact path's example, wherever the input is cut."""
+    fast, taken = _read_between_plain(block, " " + root if root else "")
+    assert taken == 3
+    (noted,) = (e for e in fast if isinstance(e, Problem))
+    assert noted.kind == ProblemKind.INVALID_EXTENSION
+    assert noted.example == f"{example}, which is no extension's, was not read"
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}" {root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    for at in range(1, len(doc), 5):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
 
 
 @needs_compiled

@@ -44,6 +44,7 @@ class NewScanner(Protocol):
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
         start: tuple[int, int],
+        namespaces: dict[str, str],
     ) -> BlockScanner: ...
 
 
@@ -58,6 +59,7 @@ def _compiled_block_scanner(native: ModuleType, interface: Any) -> NewScanner:
         read: Callable[[bytes, int | None], bool],
         settled: Callable[[int], bool],
         start: tuple[int, int],
+        namespaces: dict[str, str],
     ) -> BlockScanner:
         scanner: BlockScanner = block_scanner(
             doc,
@@ -66,6 +68,7 @@ def _compiled_block_scanner(native: ModuleType, interface: Any) -> NewScanner:
             read=read,
             settled=settled,
             start=start,
+            namespaces=namespaces,
             interface=interface,
             lines=doc.lines,
         )

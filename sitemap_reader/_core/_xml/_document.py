@@ -33,7 +33,7 @@ from ._expat import (
     position,
     refusal,
 )
-from ._prolog import PROLOG, eligible, place_after
+from ._prolog import PROLOG, eligible, namespaces, place_after
 
 _FEEDS = (Format.RSS, Format.ATOM)
 
@@ -137,6 +137,7 @@ class XmlHandler:
                 read=self._read_block,
                 settled=self._settled,
                 start=place_after(bytes(prolog[:split])),
+                namespaces=namespaces(match["attrs"]),
             )
             self._scanned += len(rest)
             handover = self._scanner.feed(rest)

@@ -40,7 +40,7 @@ from ._extensions import (
     alternate,
     kind_of,
     lookalike,
-    lookalike_note,
+    note_lookalike,
 )
 from ._records import emit_entry, emit_ref, note_repeated
 
@@ -204,7 +204,7 @@ class SitemapMachine:
             if link is not None:
                 self._found[ALTERNATES].append(link)
         elif lookalike(*key, attrs):
-            self.doc.note(ProblemKind.INVALID_EXTENSION, lookalike_note(*name.rpartition(" ")[::2]))
+            note_lookalike(self.doc, *name.rpartition(" ")[::2])
 
     def _capture(self, field: str, depth: int) -> None:
         parser = self._parser

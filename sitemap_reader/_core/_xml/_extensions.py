@@ -82,6 +82,12 @@ def lookalike_note(uri: str, local: str) -> str:
     return f"a <{local}> in {said}, which is no extension's, was not read"
 
 
+def note_lookalike(doc: Document, uri: str, local: str) -> None:
+    """Count a look-alike met as a child of a ``<url>`` (``invalid-extension``): the exact
+    path's, and the compiled scanner's for the blocks it reads."""
+    doc.note(ProblemKind.INVALID_EXTENSION, lookalike_note(uri, local))
+
+
 # Where each record goes among an entry's extensions (Entry's order: images, videos, ...).
 IMAGES: Final = 0
 VIDEOS: Final = 1

@@ -47,6 +47,7 @@ from ._extensions import (
     XHTML,
     Container,
     alternate_of,
+    note_lookalike,
 )
 from ._records import emit_entry, emit_ref, note_repeated
 
@@ -91,8 +92,10 @@ class Interface(NamedTuple):
     emit_ref: Callable[..., bool]
     build_image: Callable[[dict[str, Any], Any], Image | None]
     alternate_of: Callable[..., Alternate | None]
-    # What counts a field given twice in a block it reads (repeated-element).
+    # What counts a field given twice (repeated-element) and a look-alike of an extension's
+    # element (invalid-extension) in a block it reads.
     note_repeated: Callable[[Any, str, str, int, int], None]
+    note_lookalike: Callable[[Any, str, str], None]
     # The containers whose fields it reads and Python builds (or, a video or news whose
     # values it judges itself, it builds: src/block/extend.rs), by (kind, local name); and
     # the fields of which every value is kept (the others: the last).
@@ -115,6 +118,7 @@ INTERFACE = Interface(
     build_image=CONTAINERS[(IMAGE, "image")].build,
     alternate_of=alternate_of,
     note_repeated=note_repeated,
+    note_lookalike=note_lookalike,
     containers={
         key: spec
         for key, spec in CONTAINERS.items()

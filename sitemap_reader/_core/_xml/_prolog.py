@@ -60,6 +60,21 @@ _NS_DECL = re.compile(
 FRESH = 0x80
 
 
+def namespaces(root_attrs: bytes) -> dict[str, str]:
+    """Each namespace the root start tag declares (its attribute bytes), by prefix ("": the
+    default one, "" when none is declared), as expat names it: for the look-alikes the
+    scanner's blocks hold, which Python counts by their namespace. One with a reference or
+    a character expat normalises (a tab, a line break) is left out: such a block is expat's."""
+    found = {"": ""}
+    for m in _NS_DECL.finditer(root_attrs):
+        raw = m[2] if m[2] is not None else m[3]
+        prefix = "" if m[1] is None else m[1].decode()
+        found.pop(prefix, None)
+        if not any(c in raw for c in b"&\t\r\n"):
+            found[prefix] = raw.decode("utf-8", "replace")
+    return found
+
+
 def prefixes(root_attrs: bytes) -> dict[str, int] | None:
     """The element kind of each prefix the root start tag declares (its attribute bytes),
     as the exact path's ``SitemapMachine._name`` finds it: the sitemap's own namespace is
