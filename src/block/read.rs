@@ -233,15 +233,10 @@ impl BlockReader {
                     let (kind, local) = self.key(e.name().0)?;
                     let top = image.is_none() && !self.index;
                     if top && (kind, local) == (XHTML, "link") {
-                        // <xhtml:link ...></xhtml:link>: white space at most before its end
+                        // <xhtml:link ...>...</xhtml:link>: the exact path reads nothing of
+                        // what it holds (comments, text, elements), only expat checks it
                         let link = self.alternate(&e)?;
-                        loop {
-                            match reader.read_event().map_err(|_| Odd)? {
-                                Event::Text(t) if is_space(&t) => {}
-                                Event::End(_) => break,
-                                _ => return Err(Odd),
-                            }
-                        }
+                        self.skip(&mut reader, no_field)?;
                         fields.exts.extend(link);
                         continue;
                     }
@@ -257,6 +252,13 @@ impl BlockReader {
                             let note = self.other_child(&e, kind, local)?;
                             self.skip(&mut reader, no_field)?;
                             fields.exts.extend(note);
+                            continue;
+                        }
+                        // Inside an image, the exact path reads the image's fields at any
+                        // depth and nothing else: an element without one is skipped.
+                        Err(Odd) => {
+                            self.attributes(&e, |_, _| Ok(()))?;
+                            self.skip(&mut reader, image_field)?;
                             continue;
                         }
                         _ => return Err(Odd),
@@ -317,6 +319,15 @@ impl BlockReader {
                     } else {
                         return Err(Odd); // <loc/>, an empty container: the exact path's
                     }
+                }
+                Event::Empty(e) => {
+                    // (in an image: an empty field is the exact path's, another element
+                    // nothing)
+                    let (kind, local) = self.key(e.name().0)?;
+                    if image_field(kind, local) {
+                        return Err(Odd);
+                    }
+                    self.attributes(&e, |_, _| Ok(()))?;
                 }
                 Event::Comment(c) => markup::comment(&c)?,
                 Event::PI(p) => markup::instruction(&p)?,
@@ -703,6 +714,15 @@ fn no_field(_: u8, _: &str) -> bool {
     false
 }
 
+/// An image's field, which the exact path reads at any depth inside `<image:image>`.
+fn image_field(kind: u8, local: &str) -> bool {
+    kind == IMAGE
+        && matches!(
+            local,
+            "loc" | "caption" | "title" | "geo_location" | "license"
+        )
+}
+
 /// `text` without the XML white space it starts with (ASCII: a character boundary).
 fn trim_ws_start(text: &str) -> &str {
     let lead = text.bytes().take_while(|&b| is_ws(b)).count();
@@ -969,6 +989,22 @@ mod tests {
     }
 
     #[test]
+    fn what_a_link_or_an_image_holds_besides_its_own_is_skipped() {
+        let block = "<url><xhtml:link rel='alternate' href='https://a/de'><!-- c -->t<x a='1'>\
+            <loc>l</loc></x><?p?></xhtml:link><image:image><!-- c --><foo a='1'><b/>t</foo>\
+            <image:loc>https://a/i</image:loc><image:image/><url/><loc>x</loc></image:image></url>";
+        let fields = reader().read(block).unwrap();
+        assert_eq!(fields.loc, None);
+        let [Ext::Alternate(link), Ext::Image(image)] = &fields.exts[..] else {
+            panic!("{:?}", fields.exts);
+        };
+        assert_eq!(
+            (link.href.as_str(), image.loc.as_str()),
+            ("https://a/de", "https://a/i")
+        );
+    }
+
+    #[test]
     fn a_field_given_twice_is_read_and_its_repeat_said_where() {
         let block = "\n <url><lastmod>1</lastmod><loc>https://a/</loc><lastmod> 2 </lastmod>\
             <priority>0.1</priority><image:image><image:loc>i</image:loc><image:loc>j</image:loc>\
@@ -1029,7 +1065,11 @@ mod tests {
             "<url><loc>a&nbsp;</loc></url>",
             "<url><loc>a<b/></loc></url>",
             "<url><loc>a</lastmod></url>",
-            "<url><xhtml:link rel=\"alternate\" href=\"https://a\">x</xhtml:link></url>",
+            "<url><xhtml:link rel=\"alternate\" href=\"https://a\"><a b='1' b='2'/></xhtml:link></url>",
+            // an image's field in an element inside the image (the exact path reads it)
+            "<url><image:image><foo><image:loc>i</image:loc></foo></image:image></url>",
+            "<url><image:image><image:loc>i</image:loc><image:title/></image:image></url>",
+            "<url><image:image><foo q:a='1'/></image:image></url>",
             "<url><xhtml:link rel=\"alternate\" href=\"https://a\" href=\"https://b\"/></url>",
             "<url><xhtml:link rel=\"alternate\"href=\"https://a\"/></url>",
             "<url><xhtml:link rel=\"alternate\" href=\"https://a\tb\"/></url>",

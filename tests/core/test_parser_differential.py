@@ -417,6 +417,51 @@ def test_a_lookalike_is_the_scanners_and_counted_as_the_exact_path_counts_it(
 
 
 @needs_compiled
+@pytest.mark.parametrize(
+    ("block", "scanned"),
+    [
+        (
+            (
+                "<url><loc>https://example.com/x</loc><xhtml:link rel='alternate' hreflang='de' "
+                "href='https://example.com/de'>\n<!-- generator --><?pi x?>\n</xhtml:link></url>"
+            ),
+            3,
+        ),
+        (
+            (
+                "<url><loc>https://example.com/x</loc><image:image><!-- c --><foo a='1'>t<b/></foo>"
+                "<image:loc>https://example.com/i.jpg</image:loc><image:image/></image:image></url>"
+            ),
+            3,
+        ),
+        # an image's field inside another element of the image: the exact path's
+        (
+            (
+                "<url><loc>https://example.com/x</loc><image:image><foo><image:loc>"
+                "https://example.com/i.jpg</image:loc></foo></image:image></url>"
+            ),
+            2,
+        ),
+    ],
+    ids=["comment-in-link", "element-in-image", "field-deeper-in-image"],
+)
+def test_what_a_link_or_an_image_holds_besides_its_own_is_the_scanners(
+    block: str, scanned: int
+) -> None:
+    """Comments, instructions and elements inside an ``<xhtml:link>``, and elements inside an
+    ``<image:image>`` (with no image field in them), which the exact path reads nothing of,
+    are skipped by the scanner, wherever the input is cut."""
+    root = f' xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}"'
+    fast, taken = _read_between_plain(block, root)
+    assert taken == scanned
+    assert entries(fast)[1].images or entries(fast)[1].alternates
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    for at in range(1, len(doc), 5):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+
+
+@needs_compiled
 def test_a_reference_in_the_default_namespace_leaves_the_document_to_the_exact_path() -> None:
     """Expat decodes it, and a prefix bound to the same namespace makes the sitemap's own
     elements: ``<p:loc>`` is a ``<loc>`` here."""

@@ -214,6 +214,15 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<foo><zz:x/></foo>",
                 "<sm:loc>https://example.com/sm</sm:loc>",  # the sitemap's own namespace
                 "<sm:extra>x</sm:extra>",
+                # what a link or an image holds besides its own (read, or not, by the exact path)
+                (
+                    '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de">'
+                    "<!-- c --><x>t</x></xhtml:link>"
+                ),
+                (
+                    "<image:image><foo a='1'>x<b/></foo><image:loc>https://example.com/i.jpg"
+                    "</image:loc><bar><image:title>t</image:title></bar></image:image>"
+                ),
                 # a variant declared where it is used
                 (
                     f'<image:image xmlns:image="{https_of(IMAGE_NS)}">'
