@@ -241,7 +241,7 @@ impl BlockReader {
                         continue;
                     }
                     if let Some(at) = self.container_at(kind, local).filter(|_| top) {
-                        self.attributes(&e, |_, _| Ok(()))?;
+                        self.attributes(&e, false, |_, _| Ok(()))?;
                         let found = self.read_container(&mut reader, at)?;
                         fields.exts.push(self.container(at, found));
                         continue;
@@ -257,7 +257,7 @@ impl BlockReader {
                         // Inside an image, the exact path reads the image's fields at any
                         // depth and nothing else: an element without one is skipped.
                         Err(Odd) => {
-                            self.attributes(&e, |_, _| Ok(()))?;
+                            self.attributes(&e, true, |_, _| Ok(()))?;
                             self.skip(&mut reader, image_field)?;
                             continue;
                         }
@@ -327,7 +327,7 @@ impl BlockReader {
                     if image_field(kind, local) {
                         return Err(Odd);
                     }
-                    self.attributes(&e, |_, _| Ok(()))?;
+                    self.attributes(&e, true, |_, _| Ok(()))?;
                 }
                 Event::Comment(c) => markup::comment(&c)?,
                 Event::PI(p) => markup::instruction(&p)?,
@@ -445,9 +445,14 @@ impl BlockReader {
 
     /// The attributes of a start tag, decoded, each given to `take` (which may refuse
     /// it); only the shape generators write: unprefixed names, each once, quoted values.
+    /// With `prefixed` (an element the exact path reads nothing of), a name may also have
+    /// a prefix the root declares (`xsi:type`) or `xml` (`xml:lang`), as expat finds it
+    /// bound; a local name given twice is odd, whatever its prefixes (two prefixes may
+    /// name one namespace, which expat refuses).
     fn attributes(
         &mut self,
         e: &BytesStart<'_>,
+        prefixed: bool,
         mut take: impl FnMut(&str, &str) -> Result<(), Odd>,
     ) -> Result<(), Odd> {
         // The names seen so far (for duplicates); more than fit here: the block is odd.
@@ -464,10 +469,14 @@ impl BlockReader {
                 break;
             };
             let name = trim_ws_end(&rest[..eq]);
-            if !is_plain_name(name) || name == "xmlns" || seen[..count].contains(&name) {
+            let local = match name.split_once(':') {
+                Some((prefix, local)) if prefixed && self.bound(prefix) => local,
+                _ => name,
+            };
+            if !is_plain_name(local) || local == "xmlns" || seen[..count].contains(&local) {
                 return Err(Odd); // a namespace declared here, a prefix, a duplicate
             }
-            *seen.get_mut(count).ok_or(Odd)? = name;
+            *seen.get_mut(count).ok_or(Odd)? = local;
             count += 1;
             let after = trim_ws_start(&rest[eq + 1..]);
             let quote = after
@@ -484,6 +493,12 @@ impl BlockReader {
         } else {
             Err(Odd)
         }
+    }
+
+    /// True for a prefix expat finds bound on an attribute: `xml`, or one the root declares
+    /// (with a namespace the scanner was given).
+    fn bound(&self, prefix: &str) -> bool {
+        prefix == "xml" || (!prefix.is_empty() && self.namespaces.iter().any(|(p, _)| p == prefix))
     }
 
     /// The container (video, news) an element of this kind and local name opens, if any.
@@ -506,7 +521,7 @@ impl BlockReader {
         loop {
             match reader.read_event().map_err(|_| Odd)? {
                 Event::Start(e) => {
-                    self.attributes(&e, |_, _| Ok(()))?;
+                    self.attributes(&e, false, |_, _| Ok(()))?;
                     match self.container_field(at, e.name().0)? {
                         Some(field) => found.push((field, self.value(reader)?)),
                         None if depth < CONTAINER_DEPTH => depth += 1,
@@ -514,7 +529,7 @@ impl BlockReader {
                     }
                 }
                 Event::Empty(e) => {
-                    self.attributes(&e, |_, _| Ok(()))?;
+                    self.attributes(&e, false, |_, _| Ok(()))?;
                     if let Some(field) = self.container_field(at, e.name().0)? {
                         found.push((field, String::new()));
                     }
@@ -553,7 +568,7 @@ impl BlockReader {
             return Err(Odd);
         }
         let mut hreflang = false;
-        self.attributes(e, |name, _| {
+        self.attributes(e, true, |name, _| {
             hreflang |= name == "hreflang";
             Ok(())
         })?;
@@ -598,7 +613,7 @@ impl BlockReader {
                     if read(kind, local) {
                         return Err(Odd);
                     }
-                    self.attributes(&e, |_, _| Ok(()))?;
+                    self.attributes(&e, true, |_, _| Ok(()))?;
                     depth += 1;
                 }
                 Event::Empty(e) => {
@@ -606,7 +621,7 @@ impl BlockReader {
                     if read(kind, local) {
                         return Err(Odd);
                     }
-                    self.attributes(&e, |_, _| Ok(()))?;
+                    self.attributes(&e, true, |_, _| Ok(()))?;
                 }
                 Event::End(_) if depth == 0 => return Ok(()),
                 Event::End(_) => depth -= 1,
@@ -651,7 +666,7 @@ impl BlockReader {
         // rel is only compared; hreflang, href and media are kept as read.
         let mut rel: Option<Result<bool, Odd>> = None;
         let mut values: [Option<String>; 3] = Default::default(); // hreflang, href, media
-        self.attributes(e, |name, value| {
+        self.attributes(e, false, |name, value| {
             let slot = match name {
                 "rel" => {
                     let rel_value = py_strip(value);
@@ -1002,6 +1017,25 @@ mod tests {
             (link.href.as_str(), image.loc.as_str()),
             ("https://a/de", "https://a/i")
         );
+    }
+
+    #[test]
+    fn a_skipped_element_may_have_attributes_under_a_bound_prefix() {
+        let mut reader = reader_with(&[("xsi", OTHER), ("mobile", OTHER)], false);
+        reader.set_namespaces(vec![("xsi".to_owned(), "urn:xsi".to_owned())]);
+        let block = "<url><loc>https://a/</loc><mobile:mobile xsi:type='pc' xml:lang=\"en\">\
+            <x xsi:nil='true'/></mobile:mobile></url>";
+        assert!(reader.read(block).is_ok());
+        for odd in [
+            "<url><foo q:a='1'/></url>",             // (unbound: expat refuses it)
+            "<url><foo mobile:a='1'/></url>",        // (no namespace given for it)
+            "<url><foo xsi:a='1' xml:a='2'/></url>", // (maybe one name twice)
+            "<url><foo xmlns:q='u'/></url>",         // (a declaration)
+            "<url><loc xsi:type='x'>https://a/</loc></url>", // (a field's: still bare)
+            "<url><foo xsi:='1'/></url>",
+        ] {
+            assert_eq!(reader.read(odd), Err(Odd), "{odd}");
+        }
     }
 
     #[test]

@@ -462,6 +462,36 @@ def test_what_a_link_or_an_image_holds_besides_its_own_is_the_scanners(
 
 
 @needs_compiled
+@pytest.mark.parametrize(
+    ("block", "scanned"),
+    [
+        (
+            (
+                "<url><loc>https://example.com/x</loc><mobile:mobile xsi:type='pc' "
+                'xml:lang="en"><x xsi:nil="true"/></mobile:mobile></url>'
+            ),
+            3,
+        ),
+        # a prefix no one declared: expat refuses it, where the exact path says
+        ("<url><loc>https://example.com/x</loc><mobile:mobile q:type='pc'/></url>", 1),
+    ],
+    ids=["bound", "unbound"],
+)
+def test_prefixed_attributes_on_a_skipped_element_are_the_scanners(
+    block: str, scanned: int
+) -> None:
+    """An element the exact path reads nothing of may have attributes under a prefix the
+    root declares (``xsi:type``) or ``xml`` (``xml:lang``): the scanner skips it."""
+    root = f' xmlns:mobile="{_MOBILE_NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    fast, taken = _read_between_plain(block, root)
+    assert taken == scanned
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    for at in range(1, len(doc), 5):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+
+
+@needs_compiled
 def test_a_reference_in_the_default_namespace_leaves_the_document_to_the_exact_path() -> None:
     """Expat decodes it, and a prefix bound to the same namespace makes the sitemap's own
     elements: ``<p:loc>`` is a ``<loc>`` here."""

@@ -211,6 +211,7 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<mobile:mobile type='pc'></mobile:mobile>",
                 "<foo><loc>https://example.com/deep</loc><!-- x --><url/>&amp;</foo>",
                 "<foo q:a='1'/>",
+                "<mobile:mobile xsi:type='pc' xml:lang='en'><x xsi:nil='true'/></mobile:mobile>",
                 "<foo><zz:x/></foo>",
                 "<sm:loc>https://example.com/sm</sm:loc>",  # the sitemap's own namespace
                 "<sm:extra>x</sm:extra>",
