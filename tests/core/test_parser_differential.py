@@ -492,6 +492,39 @@ def test_prefixed_attributes_on_a_skipped_element_are_the_scanners(
 
 
 @needs_compiled
+@pytest.mark.parametrize(
+    ("doctype", "scanned"),
+    [
+        ("<!DOCTYPE urlset>", 3),
+        ('<!DOCTYPE urlset SYSTEM "http://example.com/sitemap.dtd">\r\n<!-- c -->', 3),
+        ("<!DOCTYPE urlset PUBLIC '-//X//DTD Sitemap//EN' 'http://example.com/s.dtd' >", 3),
+        # an internal subset may declare defaults and entities: expat reads the document
+        ("<!DOCTYPE urlset [<!ATTLIST url id CDATA 'x'>]>", 0),
+    ],
+    ids=["bare", "system", "public", "internal-subset"],
+)
+def test_a_doctype_without_an_internal_subset_leaves_the_blocks_to_the_scanner(
+    doctype: str, scanned: int
+) -> None:
+    """A DOCTYPE is tolerated and never read (expat reads the prolog, with no entity
+    expanded or DTD loaded); without an internal subset the scanner reads the blocks after
+    it, with the exact path's events wherever the input is cut, a reference to an entity
+    the DTD might declare included (expat's to refuse)."""
+    blocks = "\n".join(f"<url><loc>https://example.com/{i}</loc></url>" for i in range(3))
+    doc = f'<?xml version="1.0"?>\n{doctype}\n<urlset xmlns="{SITEMAP_NS}">\n{blocks}\n</urlset>'
+    data = doc.encode()
+    fast, taken = _scanned([data])
+    assert taken == scanned
+    assert fast == parse(data, fast=False)
+    for at in range(1, len(data), 3):
+        assert _scanned(cut_at(data, [at]))[0] == fast, at
+    unsafe = data.replace(b"/1</loc>", b"/1&ent;</loc>")
+    exact = parse(unsafe, fast=False)
+    assert _scanned([unsafe])[0] == exact
+    assert isinstance(exact[-1], Problem) and exact[-1].fatal
+
+
+@needs_compiled
 def test_a_reference_in_the_default_namespace_leaves_the_document_to_the_exact_path() -> None:
     """Expat decodes it, and a prefix bound to the same namespace makes the sitemap's own
     elements: ``<p:loc>`` is a ``<loc>`` here."""

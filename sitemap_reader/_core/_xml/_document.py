@@ -22,7 +22,7 @@ from ..._base._models import Format, ProblemKind
 from .._doc import Document
 from .._formats._feed import FeedBuffer
 from .._halt import Stop, TooDeep
-from .._sniff import SNIFF_BYTES, declares, root_format, sniff_broken
+from .._sniff import SNIFF_BYTES, root_format, sniff_broken
 from . import _core_choice
 from ._exact import SitemapMachine
 from ._expat import (
@@ -33,7 +33,7 @@ from ._expat import (
     position,
     refusal,
 )
-from ._prolog import PROLOG, eligible, namespaces, place_after
+from ._prolog import PROLOG, declares_more, eligible, namespaces, place_after
 
 _FEEDS = (Format.RSS, Format.ATOM)
 
@@ -109,8 +109,9 @@ class XmlHandler:
         prolog.extend(data)
         match = PROLOG.match(prolog) if b">" in data else None
         if match is None:
-            if len(prolog) >= SNIFF_BYTES or declares(prolog):
-                self._prolog = None  # a DOCTYPE, CDATA or a long prolog: expat alone
+            if len(prolog) >= SNIFF_BYTES or declares_more(prolog):
+                # a DOCTYPE with an internal subset, CDATA or a long prolog: expat alone
+                self._prolog = None
                 self._parse(bytes(prolog), False)
             return
         self._prolog = None

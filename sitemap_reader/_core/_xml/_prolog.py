@@ -7,23 +7,53 @@ from __future__ import annotations
 
 import re
 
+from .._sniff import declares
 from ._exact import SITEMAP_LIKE
 from ._extensions import CORE, EXT_VARIANTS, kind_of
 
 # What the document must start with for the scanner to take over after the root tag:
 # an optional BOM and declaration, comments, processing instructions (<?xml-stylesheet?>,
-# which Yoast, Rank Math and WordPress write, among them) and white space (no DOCTYPE: it
-# could declare defaults), then an unprefixed root start tag.
+# which Yoast, Rank Math and WordPress write, among them) and white space, a DOCTYPE
+# without an internal subset (one with could declare defaults and entities: the document
+# is expat's), then an unprefixed root start tag.
+# (one white-space character an iteration: "(?:\s+)*" backtracks exponentially on a long
+# run of spaces before a prolog that does not match)
+_MISC = rb"(?:[ \t\r\n]|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
+_LITERAL = rb"(?:\"[^\"]*\"|'[^']*')"
+_DOCTYPE = (
+    rb"<!DOCTYPE[ \t\r\n]+[A-Za-z_:][\w.\-:]*"
+    rb"(?:[ \t\r\n]+(?:SYSTEM[ \t\r\n]+"
+    + _LITERAL
+    + rb"|PUBLIC[ \t\r\n]+"
+    + _LITERAL
+    + rb"[ \t\r\n]+"
+    + _LITERAL
+    + rb"))?[ \t\r\n]*>"
+)
 PROLOG = re.compile(
-    rb"(?:\xef\xbb\xbf)?(?:<\?xml(?P<decl>[^>]*)\?>)?"
-    # (one white-space character an iteration: "(?:\s+)*" backtracks exponentially on a
-    # long run of spaces before a prolog that does not match)
-    rb"(?:[ \t\r\n]|<!--(?:[^-]|-(?!-))*-->|<\?(?![Xx][Mm][Ll][ \t\r\n?])[^?]*(?:\?(?!>)[^?]*)*\?>)*"
+    rb"(?:\xef\xbb\xbf)?(?:<\?xml(?P<decl>[^>]*)\?>)?" + _MISC + rb"(?:" + _DOCTYPE + _MISC + rb")?"
     rb"<(?P<root>[A-Za-z_][\w.\-:]*)"
     rb"(?P<attrs>(?:[ \t\r\n]+[A-Za-z_:][\w.\-:]*[ \t\r\n]*=[ \t\r\n]*(?:\"[^\"<]*\"|'[^'<]*'))*)"
     rb"[ \t\r\n]*>"
 )
 _ENCODING = re.compile(rb"encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z0-9._\-]+)[\"']")
+
+
+# A DOCTYPE PROLOG may accept (no internal subset), or the start of one not closed yet.
+_OPEN_DOCTYPE = re.compile(rb"<!DOCTYPE[^\[>]*(?:>|\Z)")
+
+
+def declares_more(prolog: bytearray) -> bool:
+    """``_sniff.declares`` for the fast path: True when the prolog holds a "<!" that is no
+    comment's and no DOCTYPE the scanner may run after (one without an internal subset,
+    closed or not yet: which it is is judged once more bytes came, so the verdict does not
+    depend on where the input was split); such a prolog leaves the document to expat."""
+    head = _OPEN_DOCTYPE.sub(b"", bytes(prolog))
+    for cut in range(len(b"<!DOCTYPE") - 1, 2, -1):  # ("<!" and "<!-": declares waits)
+        if head.endswith(b"<!DOCTYPE"[:cut]):
+            head = head[:-cut]
+            break
+    return declares(bytearray(head))
 
 
 def place_after(head: bytes) -> tuple[int, int]:
