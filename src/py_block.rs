@@ -269,12 +269,10 @@ impl PyBlockScanner {
         let mut objects = self.objects.bind(py).borrow_mut();
         let calls = self.interface.get();
         let loc = f.loc.unwrap_or_default();
+        let mut more = Vec::new(); // further <loc>s: records of their own, after this one
         let ok = if self.core.is_index() {
             for ext in f.exts {
-                if let Ext::Repeated(r) = ext {
-                    let args = (doc, r.name, r.value, r.line, r.column);
-                    calls.note_repeated.bind(py).call1(args)?;
-                }
+                note(py, calls, doc, ext, &mut more)?; // (an index's records: no extensions)
             }
             calls.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
         } else if f.exts.is_empty() {
@@ -286,6 +284,9 @@ impl PyBlockScanner {
             let mut videos = Vec::new();
             let mut news = Vec::new();
             for ext in f.exts {
+                let Some(ext) = note(py, calls, doc, ext, &mut more)? else {
+                    continue;
+                };
                 match ext {
                     Ext::Image(i) => images.push(objects.image(py, &i)?),
                     Ext::Alternate(a) => alternates.push(objects.alternate(py, &a)?),
@@ -331,13 +332,8 @@ impl PyBlockScanner {
                             }
                         }
                     }
-                    Ext::Repeated(r) => {
-                        let args = (doc, r.name, r.value, r.line, r.column);
-                        calls.note_repeated.bind(py).call1(args)?;
-                    }
-                    Ext::Lookalike { uri, local } => {
-                        calls.note_lookalike.bind(py).call1((doc, uri, local))?;
-                    }
+                    // (noted above)
+                    Ext::Repeated(_) | Ext::MoreLoc(_) | Ext::Lookalike { .. } => {}
                     Ext::PyAlternate([hreflang, href, media]) => {
                         let args = (hreflang, href, media, doc);
                         let built = calls.alternate_of.bind(py).call1(args)?;
@@ -360,7 +356,21 @@ impl PyBlockScanner {
             );
             calls.emit_entry.bind(py).call1(args)?
         };
-        ok.is_truthy()
+        let mut ok = ok.is_truthy()?;
+        for loc in more {
+            if !ok {
+                break; // (the document was cut: max_urls)
+            }
+            ok = if self.core.is_index() {
+                calls.emit_ref.bind(py).call1((doc, loc, None::<String>))?
+            } else {
+                let none = None::<String>;
+                let args = (doc, loc, none.clone(), none.clone(), none);
+                calls.emit_entry.bind(py).call1(args)?
+            }
+            .is_truthy()?;
+        }
+        Ok(ok)
     }
 
     /// A caught panic: the document ends with the problem, counted as a bug.
@@ -374,6 +384,33 @@ impl PyBlockScanner {
             .call_method1(intern!(py, "fail"), (kind, message))?;
         Ok(())
     }
+}
+
+/// What a block's extension says Python notes (a field given twice, a further `<loc>`,
+/// which joins `more`, a look-alike), noted; any other extension is given back.
+fn note(
+    py: Python<'_>,
+    calls: &PyInterface,
+    doc: &Bound<'_, PyAny>,
+    ext: Ext,
+    more: &mut Vec<String>,
+) -> PyResult<Option<Ext>> {
+    match ext {
+        Ext::Repeated(r) => {
+            let args = (doc, r.name, r.value, r.line, r.column);
+            calls.note_repeated.bind(py).call1(args)?;
+        }
+        Ext::MoreLoc(r) => {
+            let args = (doc, &r.value, r.line, r.column);
+            calls.note_more_loc.bind(py).call1(args)?;
+            more.push(r.value);
+        }
+        Ext::Lookalike { uri, local } => {
+            calls.note_lookalike.bind(py).call1((doc, uri, local))?;
+        }
+        other => return Ok(Some(other)),
+    }
+    Ok(None)
 }
 
 /// A run of entries of one document as the compiled core read them (`BlockScanner` made

@@ -36,6 +36,7 @@ pub(crate) struct PyInterface {
     pub(crate) alternate_of: Py<PyAny>,
     pub(crate) note_repeated: Py<PyAny>,
     pub(crate) note_lookalike: Py<PyAny>,
+    pub(crate) note_more_loc: Py<PyAny>,
     /// The containers Python gives the fields of (`_extensions.CONTAINERS` but images), for
     /// the block reader, and their Python builders, in the same order.
     pub(crate) containers: Vec<Container>,
@@ -104,6 +105,7 @@ impl PyInterface {
             alternate_of: get(intern!(py, "alternate_of"))?,
             note_repeated: get(intern!(py, "note_repeated"))?,
             note_lookalike: get(intern!(py, "note_lookalike"))?,
+            note_more_loc: get(intern!(py, "note_more_loc"))?,
             containers,
             builders,
         })

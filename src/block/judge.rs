@@ -64,6 +64,7 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
             | Ext::PyAlternate(_)
             | Ext::PyContainer(..)
             | Ext::Repeated(_)
+            | Ext::MoreLoc(_)
             | Ext::Lookalike { .. } => {} // (built())
         }
     }

@@ -66,6 +66,9 @@ pub enum Ext {
     /// record's): its name, this value, and where its start tag is: `at`, a byte offset in
     /// the block, which the scanner makes the document's line and column.
     Repeated(Repeat),
+    /// A further `<loc>` (`several-locs`, which Python notes): a record of its own,
+    /// without fields, emitted after the block's (`name` is "loc").
+    MoreLoc(Repeat),
 }
 
 /// A field given once more in a block (see `Ext::Repeated`).
@@ -108,6 +111,7 @@ impl Fields {
                     | Ext::PyAlternate(_)
                     | Ext::PyContainer(..)
                     | Ext::Repeated(_)
+                    | Ext::MoreLoc(_)
                     | Ext::Lookalike { .. }
             )
         })
@@ -288,23 +292,29 @@ impl BlockReader {
                                 Field::Lastmod => "lastmod",
                                 Field::Changefreq => "changefreq",
                                 Field::Priority => "priority",
-                                // A further <loc> is a record of its own (several-locs):
-                                // the exact path's.
-                                Field::Loc if slot.is_some() => return Err(Odd),
+                                Field::Loc => "loc",
                                 // (an image's field given twice: the last one counts)
                                 _ => "",
                             };
                             if slot.is_some() && !name.is_empty() {
-                                // The last one counts; Python notes it where it starts.
-                                let (line, column) = (0, 0); // (the scanner's to say)
-                                let value = value.clone();
-                                fields.exts.push(Ext::Repeated(Repeat {
+                                // Python notes it where it starts (the scanner says where).
+                                let (line, column) = (0, 0);
+                                let repeat = Repeat {
                                     name,
                                     value,
                                     at,
                                     line,
                                     column,
-                                }));
+                                };
+                                if name == "loc" {
+                                    // A further <loc>: a record of its own; the first stays.
+                                    fields.exts.push(Ext::MoreLoc(repeat));
+                                    continue;
+                                }
+                                // The last one counts.
+                                *slot = Some(repeat.value.clone());
+                                fields.exts.push(Ext::Repeated(repeat));
+                                continue;
                             }
                             *slot = Some(value);
                         }
@@ -981,25 +991,36 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_loc_or_a_record_inside_the_record_is_odd() {
-        // The exact path keeps every <loc> and every record of these (several-locs,
-        // unclosed-entry): expat must read them.
-        let urlset = [
-            "<url><loc>a</loc><loc>b</loc></url>",
+    fn a_further_loc_is_read_and_a_record_inside_the_record_is_odd() {
+        // A further <loc>: a record of its own after the block's (several-locs), Python's.
+        let more = |value: &str, at| {
+            Ext::MoreLoc(Repeat {
+                name: "loc",
+                value: value.to_owned(),
+                at,
+                line: 0,
+                column: 0,
+            })
+        };
+        let fields = reader().read("<url><loc>a</loc><loc> b </loc><loc/></url>");
+        assert_eq!(fields, Err(Odd)); // (an empty field: the exact path's)
+        let fields = reader()
+            .read("<url><loc>a</loc><loc> b </loc><loc>c</loc></url>")
+            .unwrap();
+        assert_eq!(fields.loc.as_deref(), Some("a"));
+        assert_eq!(fields.exts, [more("b", 17), more("c", 31)]);
+        let mut index = BlockReader::new(Vec::new(), Vec::new(), true, 2048);
+        let block = "<sitemap><loc>a</loc><lastmod>2024</lastmod><loc>b</loc></sitemap>";
+        assert_eq!(index.read(block).unwrap().exts, [more("b", 44)]);
+        // A record another one starts in (unclosed-entry): expat's.
+        for block in [
             "<url><loc>a</loc><url><loc>b</loc></url>",
             "<url><loc>a</loc><url><loc>b</loc></url></url>",
-        ];
-        for block in urlset {
+        ] {
             assert_eq!(reader().read(block), Err(Odd), "{block}");
         }
-        let mut index = BlockReader::new(Vec::new(), Vec::new(), true, 2048);
-        for block in [
-            "<sitemap><loc>a</loc><loc>b</loc></sitemap>",
-            "<sitemap><loc>a</loc><sitemap><loc>b</loc></sitemap>",
-            "<sitemap><loc>a</loc><lastmod>2024</lastmod><loc>b</loc></sitemap>",
-        ] {
-            assert_eq!(index.read(block), Err(Odd), "{block}");
-        }
+        let block = "<sitemap><loc>a</loc><sitemap><loc>b</loc></sitemap>";
+        assert_eq!(index.read(block), Err(Odd));
         assert!(index.read("<sitemap><loc>a</loc></sitemap>").is_ok());
     }
 
@@ -1091,7 +1112,6 @@ mod tests {
             "<url><loc>a</loc><?a:b x?></url>",
             "<url><loc>a</loc><??></url>",
             "<url><loc>a<?p\u{1}?></loc></url>",
-            "<url><loc>a</loc><loc>b</loc></url>",
             "<url><video:video/></url>",
             "<url><x:loc>a</x:loc></url>",
             "<url a=\"1\"><loc>a</loc></url>",

@@ -308,7 +308,7 @@ impl BlockScanner {
             return Taken::No;
         };
         for ext in &mut fields.exts {
-            if let Ext::Repeated(repeat) = ext {
+            if let Ext::Repeated(repeat) | Ext::MoreLoc(repeat) = ext {
                 // (rare: the block is counted again up to it)
                 let place = self.at.after(&text.as_bytes()[..repeat.at]);
                 (repeat.line, repeat.column) = (place.line, place.column);

@@ -525,6 +525,41 @@ def test_a_doctype_without_an_internal_subset_leaves_the_blocks_to_the_scanner(
 
 
 @needs_compiled
+@pytest.mark.parametrize("index", [False, True], ids=["urlset", "index"])
+@pytest.mark.parametrize(
+    "limits", [Limits(), Limits(max_urls=3, cut_at_max_urls=True)], ids=["default", "cut"]
+)
+def test_a_further_loc_is_the_scanners_and_a_record_of_its_own(index: bool, limits: Limits) -> None:
+    """A further ``<loc>`` in a record (``several-locs``) is read by the scanner: the first
+    is the record's, with its fields, each further one a record of its own after it, counted
+    with the exact path's example, line and column, and cut by ``max_urls`` where the exact
+    path cuts, wherever the input is cut."""
+    record = "sitemap" if index else "url"
+    blocks = [
+        f"<{record}><loc>https://example.com/0</loc></{record}>",
+        (
+            f"<{record}><loc>https://example.com/1</loc><lastmod>2024-01-01</lastmod>\r\n"
+            f"  <loc> https://example.com/\u00e9 </loc><loc>https://example.com/3</loc></{record}>"
+        ),
+        f"<{record}><loc>https://example.com/4</loc></{record}>",
+    ]
+    root = "sitemapindex" if index else "urlset"
+    body = "\n".join(blocks)
+    data = f'<{root} xmlns="{SITEMAP_NS}">\n{body}\n</{root}>'.encode()
+    exact = parse(data, fast=False, limits=limits)
+    fast, taken = _scanned([data], limits)
+    assert fast == exact
+    assert taken == len(_records_of(exact))
+    assert [e.loc for e in _records_of(exact)] == [
+        f"https://example.com/{c}" for c in ("0", "1", "\u00e9", "3", "4")
+    ][: 3 if limits.cut_at_max_urls else 5]
+    (noted,) = (e for e in exact if isinstance(e, Problem) and e.kind == ProblemKind.SEVERAL_LOCS)
+    assert (noted.line, noted.column, noted.example) == (4, 2, "'https://example.com/\u00e9'")
+    for at in range(1, len(data), 4):
+        assert _scanned(cut_at(data, [at]), limits)[0] == exact, at
+
+
+@needs_compiled
 def test_a_reference_in_the_default_namespace_leaves_the_document_to_the_exact_path() -> None:
     """Expat decodes it, and a prefix bound to the same namespace makes the sitemap's own
     elements: ``<p:loc>`` is a ``<loc>`` here."""

@@ -42,7 +42,7 @@ from ._extensions import (
     lookalike,
     note_lookalike,
 )
-from ._records import emit_entry, emit_ref, note_repeated
+from ._records import emit_entry, emit_ref, note_more_loc, note_repeated
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -250,8 +250,7 @@ class SitemapMachine:
                     self._loc_line = self._key_line
                 else:
                     self._more.append(value)
-                    line, column = self._more_at
-                    self.doc.note(ProblemKind.SEVERAL_LOCS, shorten(value), line, column)
+                    note_more_loc(self.doc, value, *self._more_at)
             elif key in REPEATED:
                 sub.setdefault(key, []).append(value)
             else:

@@ -49,7 +49,7 @@ from ._extensions import (
     alternate_of,
     note_lookalike,
 )
-from ._records import emit_entry, emit_ref, note_repeated
+from ._records import emit_entry, emit_ref, note_more_loc, note_repeated
 
 
 class ScannedDocument(Protocol):
@@ -96,6 +96,8 @@ class Interface(NamedTuple):
     # element (invalid-extension) in a block it reads.
     note_repeated: Callable[[Any, str, str, int, int], None]
     note_lookalike: Callable[[Any, str, str], None]
+    # ... and a further <loc> in a record (several-locs), a record of its own
+    note_more_loc: Callable[[Any, str, int, int], None]
     # The containers whose fields it reads and Python builds (or, a video or news whose
     # values it judges itself, it builds: src/block/extend.rs), by (kind, local name); and
     # the fields of which every value is kept (the others: the last).
@@ -119,6 +121,7 @@ INTERFACE = Interface(
     alternate_of=alternate_of,
     note_repeated=note_repeated,
     note_lookalike=note_lookalike,
+    note_more_loc=note_more_loc,
     containers={
         key: spec
         for key, spec in CONTAINERS.items()

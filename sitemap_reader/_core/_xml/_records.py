@@ -33,6 +33,12 @@ def note_repeated(doc: Document, key: str, value: str, line: int, column: int) -
     doc.note(ProblemKind.REPEATED_ELEMENT, f"<{key}> {shorten(value)}", line, column)
 
 
+def note_more_loc(doc: Document, value: str, line: int, column: int) -> None:
+    """A further ``<loc>`` in one record: a record of its own, without fields, emitted after
+    it; counted (``several-locs``) with its value and where its start tag is."""
+    doc.note(ProblemKind.SEVERAL_LOCS, shorten(value), line, column)
+
+
 def emit_entry(
     doc: Document,
     loc_raw: str,
