@@ -237,8 +237,16 @@ impl Chunked for BlockRun {
             max_loc_length: 64,
             max_token_bytes,
         };
+        let mut scanner = BlockScanner::new(kinds, containers, false, limits, Place::new(1, 0));
+        // (the look-alikes' namespaces: their blocks are read, noted as extensions)
+        let uris = [
+            ("", "urn:sitemap"),
+            ("mobile", "urn:mobile"),
+            ("look", "urn:look"),
+        ];
+        scanner.set_namespaces(uris.map(|(p, u)| (p.to_owned(), u.to_owned())).to_vec());
         Self {
-            scanner: BlockScanner::new(kinds, containers, false, limits, Place::new(1, 0)),
+            scanner,
             stopped: false,
             expat: Vec::new(),
         }
