@@ -40,7 +40,8 @@ _ENCODING = re.compile(rb"encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z0-9._\-]+)[\
 
 
 # A DOCTYPE PROLOG may accept (no internal subset), or the start of one not closed yet.
-_OPEN_DOCTYPE = re.compile(rb"<!DOCTYPE[^\[>]*(?:>|\Z)")
+# (closed, it must be one PROLOG accepts; any other goes to expat at once, as before)
+_OPEN_DOCTYPE = re.compile(_DOCTYPE + rb"|<!DOCTYPE[^\[>]*\Z")
 
 
 def declares_more(prolog: bytearray) -> bool:
