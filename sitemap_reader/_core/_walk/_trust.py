@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
-from ..._base._models import LastmodTrust, Trust
+from ..._base._models import Entry, LastmodTrust, Trust
 
 # Past "now" by more than this is the future: a date-only lastmod written east of UTC is up
 # to 14 hours ahead, and clocks drift.
@@ -36,15 +36,16 @@ SIGNALS = ("dated", "undated", "future", "stamped", "stale", "consistent", *ACRO
 class LastmodStats:
     """The lastmods of one document's entries (or an index's children), as they stream."""
 
-    __slots__ = ("dated", "days", "instants", "newest", "news", "undated")
+    __slots__ = ("dated", "instants", "news", "undated")
 
     def __init__(self) -> None:
         self.dated = 0
         self.undated = 0
         self.news = False  # a news sitemap: many lastmods on one day is its nature
-        self.newest: datetime | None = None
+        # Each instant's count: the newest and the days are read from it once, at the end
+        # (a document's lastmods are mostly a few instants; counting each entry's day and
+        # newest as it came cost a call per entry).
         self.instants: Counter[datetime] = Counter()
-        self.days: Counter[tuple[int, int, int]] = Counter()  # (year, month, day)
 
     def add(self, lastmod: datetime | None, news: bool = False) -> None:
         if news:
@@ -54,17 +55,38 @@ class LastmodStats:
             return
         self.dated += 1
         self.instants[lastmod] += 1
-        self.days[(lastmod.year, lastmod.month, lastmod.day)] += 1
-        if self.newest is None or lastmod > self.newest:
-            self.newest = lastmod
+
+    def add_entries(self, entries: list[Entry]) -> None:
+        """``add`` for a batch of entries, counted in bulk: no call per entry."""
+        lastmods = [e.lastmod for e in entries]
+        dated = [at for at in lastmods if at is not None]
+        self.undated += len(lastmods) - len(dated)
+        if not self.news and any(e.news for e in entries):
+            self.news = True
+        if dated:
+            self.dated += len(dated)
+            self.instants.update(dated)
+
+    @property
+    def newest(self) -> datetime | None:
+        return max(self.instants) if self.instants else None
+
+    def days(self) -> Counter[tuple[int, int, int]]:
+        """The lastmods counted by (year, month, day), each in its own time zone."""
+        days: Counter[tuple[int, int, int]] = Counter()
+        for at, count in self.instants.items():
+            days[(at.year, at.month, at.day)] += count
+        return days
 
     def signals(self, index_lastmod: datetime | None, now: datetime) -> dict[str, int]:
         """This document's in-run signals; ``index_lastmod`` is what its index said."""
         counts = {"dated": self.dated, "undated": self.undated}
-        counts["future"] = sum(n for at, n in self.instants.items() if at > now + SKEW)
+        limit = now + SKEW
+        counts["future"] = sum(n for at, n in self.instants.items() if at > limit)
         counts["stamped"] = int(self.stamped(now))
-        if index_lastmod is not None and self.newest is not None:
-            stale = self.newest > index_lastmod + SKEW
+        newest = self.newest
+        if index_lastmod is not None and newest is not None:
+            stale = newest > index_lastmod + SKEW
             counts["stale" if stale else "consistent"] = 1
         return counts
 
@@ -74,7 +96,7 @@ class LastmodStats:
         if self.news or self.dated < STAMP_MIN:
             return False
         instant, at_instant = self.instants.most_common(1)[0]
-        day, on_day = self.days.most_common(1)[0]
+        day, on_day = self.days().most_common(1)[0]
         recent = now.date() - STAMP_RECENT
         return (at_instant * 2 > self.dated and instant.date() >= recent) or (
             on_day * 10 > self.dated * 9 and datetime(*day).date() >= recent

@@ -283,11 +283,12 @@ class SitemapBody:
         locs = [] if runs else [e.loc for e in events if type(e) is Entry]
         if (
             len(locs) == len(events)
-            and self.stats is None
             and self._filter.all_pass(locs)
             and (self._robots is None or self._robots.all_allowed())
         ):
             out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
+            if self.stats is not None:
+                self.stats.add_entries(cast(list[Entry], events))
         else:
             out, entries = self._sort(events, room)
         if entries > room:
