@@ -174,7 +174,7 @@ def test_state_show_gives_a_small_store_in_kb(
     first = capsys.readouterr().out.splitlines()[0]
     size = human_size(path.stat().st_size)
     assert size.endswith(" kB")
-    assert f": schema 4, 1 document (100 URLs at their last reads, {size});" in first
+    assert f": schema 5, 1 document (100 URLs at their last reads, {size});" in first
 
 
 # -- tree ------------------------------------------------------------------------------------

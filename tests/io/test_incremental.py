@@ -418,11 +418,11 @@ async def test_a_peek_leaves_the_changes_pending(
     assert changes(after) == set()
 
 
-async def test_first_feed_after_plain_runs_reads_everything_again(
+async def test_first_feed_after_plain_runs_starts_from_them(
     aiohttp_server: AiohttpServer, store: StateStore
 ) -> None:
-    """A store filled without the feed does not know the entries: the first run with it
-    reads every sitemap again (skipping none) and reports every URL as new."""
+    """Plain runs keep each sitemap's entries: the first run with the feed starts from what
+    they recorded, so an unchanged site is skipped as usual and reports nothing."""
     s = await serve(aiohttp_server)
     s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2024-01-01"))))
     s.add("/a.xml", xml(urlset(s.a("/p/1"), s.a("/p/2"))))
@@ -431,8 +431,42 @@ async def test_first_feed_after_plain_runs_reads_everything_again(
 
     feed, _ = await run(store, s.a("/index.xml"), changes=True)
 
-    assert fetched(s, mark) == ["/a.xml", "/index.xml"]
-    assert changes(feed) == {("new", s.a("/p/1")), ("new", s.a("/p/2"))}
+    assert fetched(s, mark) == ["/index.xml"]
+    assert changes(feed) == set()
+
+
+@pytest.mark.parametrize("plain_runs", [1, 2])
+async def test_first_feed_after_plain_runs_reports_exactly_what_changed(
+    aiohttp_server: AiohttpServer, store: StateStore, plain_runs: int
+) -> None:
+    """A plain run, then a change on the site (one URL removed, one new, one lastmod moved),
+    then plain runs that read it (or none), then the first run with the feed: it reports
+    exactly that change, measured from the first plain run."""
+    s = await serve(aiohttp_server)
+    s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2024-01-01"))))
+    s.add(
+        "/a.xml",
+        xml(urlset({"loc": s.a("/p/1"), "lastmod": "2024-01-01"}, s.a("/p/2"), s.a("/p/3"))),
+    )
+    await run(store, s.a("/index.xml"))
+    s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2024-02-01"))))
+    s.add(
+        "/a.xml",
+        xml(urlset({"loc": s.a("/p/1"), "lastmod": "2024-02-01"}, s.a("/p/3"), s.a("/p/4"))),
+    )
+    for _ in range(plain_runs - 1):
+        plain, _ = await run(store, s.a("/index.xml"))
+        assert len(plain.entries) in (0, 3)  # read once, then unchanged
+
+    feed, _ = await run(store, s.a("/index.xml"), changes=True)
+
+    assert changes(feed) == {
+        ("modified", s.a("/p/1")),
+        ("removed", s.a("/p/2")),
+        ("new", s.a("/p/4")),
+    }
+    again, _ = await run(store, s.a("/index.xml"), changes=True)
+    assert changes(again) == set()
 
 
 async def test_removals_seen_by_plain_runs_reach_the_next_feed(

@@ -195,6 +195,29 @@ def test_change_records_carry_lastmod_and_sitemap(store: ChangeFeedStore) -> Non
     ]
 
 
+@pytest.mark.parametrize("first", [True, False], ids=["first-feed", "later-feed"])
+def test_a_url_listed_twice_is_one_change_with_its_latest_lastmod(
+    store: ChangeFeedStore, first: bool
+) -> None:
+    """A URL two sitemaps list is one change, named by the first sitemap recorded, with the
+    latest of its lastmods; the same on a store's first feed (read from the runs) as on a
+    later one (from what was pending)."""
+    a, b, c = (f"https://s.example/{name}.xml" for name in "abc")
+    if not first:
+        read(store, c, ("https://s.example/0", None))
+        assert feed(store) == [("new", "https://s.example/0")]
+    read(store, a, ("https://s.example/1", T0), ("https://s.example/2", None))
+    read(store, b, ("https://s.example/1", T0 + DAY), ("https://s.example/3", T0))
+
+    got = sorted(store.changes(), key=lambda change: change.loc)
+
+    assert [(g.change.value, g.loc, g.lastmod, g.sitemap) for g in got] == [
+        ("new", "https://s.example/1", T0 + DAY, a),
+        ("new", "https://s.example/2", None, a),
+        ("new", "https://s.example/3", T0, b),
+    ]
+
+
 def test_undelivered_changes_keep_their_first_before_state(store: ChangeFeedStore) -> None:
     """Changes not yet delivered (a run killed before the end) are measured from the last
     delivery: a URL added and then removed again before delivery is no change at all."""
@@ -272,7 +295,7 @@ def test_sqlite_file_is_wal_with_versioned_schema(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 # The first schema exactly as it shipped: frozen here, so editing the migration breaks this.
@@ -321,6 +344,45 @@ def test_a_store_of_the_first_schema_opens_and_is_migrated(tmp_path: Path) -> No
         assert feed(store) == [("new", "https://s.example/1")]
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_store_of_schema_4_keeps_its_feed_when_migrated(tmp_path: Path) -> None:
+    """A file of schema 4 (the feed keyed by the URLs' text) is migrated to the keyed runs:
+    the entries it listed and the changes it had not handed out yet are kept, so the next
+    feed reports the undelivered removal and, after a read, exactly what moved."""
+    from sitemap_reader._io._state._file import MIGRATIONS
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path, isolation_level=None) as db:
+        for step in MIGRATIONS[:4]:  # the steps as they shipped, never edited
+            assert isinstance(step, str)
+            db.executescript(step)
+        db.executescript(
+            """
+            INSERT INTO sitemaps (id, url, status, format, fetched_at, checked_at, tracked)
+                VALUES (1, 'https://s.example/a.xml', 'ok', 'urlset',
+                        '2026-01-01T12:00:00+00:00', '2026-01-01T12:00:00+00:00', 1);
+            INSERT INTO listed VALUES (1, 'https://s.example/1', 1000), (1, 'https://s.example/2', NULL);
+            INSERT INTO pending (loc, listed, lastmod, sitemap) VALUES ('https://s.example/3', 1, 7, 1);
+            PRAGMA user_version = 4;
+            """
+        )
+
+    with SqliteStateStore(path) as store:
+        assert store.summary().tracked_urls == 2
+        assert feed(store) == [("removed", "https://s.example/3")]
+        read(
+            store,
+            "https://s.example/a.xml",
+            ("https://s.example/1", T0),
+            ("https://s.example/2", None),
+        )
+        assert feed(store) == [("modified", "https://s.example/1")]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        assert {"runs", "listed", "pending"} <= tables
+        assert not {"listed_4", "pending_4", "listed_loc"} & tables
 
 
 def _foreign_sqlite(path: Path, application_id: int = 0) -> None:
@@ -535,7 +597,7 @@ def test_cli_bare_state_uses_the_default_file(
     assert main(["state", "show"]) == 0
 
     out = capsys.readouterr().out
-    assert out.startswith(str(tmp_path / "xdg" / "sitemap-reader" / "state.sqlite") + ": schema 4")
+    assert out.startswith(str(tmp_path / "xdg" / "sitemap-reader" / "state.sqlite") + ": schema 5")
 
 
 def test_cli_state_show_lists_documents(

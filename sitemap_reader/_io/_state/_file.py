@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import repeat
 
 from ..._base._errors import StateError
+from ._runs import Run, key
 
 # "srdr" in the SQLite header (offset 68): marks a file this package made, so another
 # application's database is refused instead of being written into.
@@ -21,9 +23,88 @@ SQLITE_MAGIC = (
     b"SQLite format 3\x00"  # -- https://www.sqlite.org/fileformat.html#magic_header_string
 )
 
+
+_KEYED_FEED = (
+    """
+    DROP INDEX listed_loc
+    """,
+    """
+    ALTER TABLE listed RENAME TO listed_4
+    """,
+    """
+    ALTER TABLE pending RENAME TO pending_4
+    """,
+    """
+    CREATE TABLE runs (
+        sitemap INTEGER PRIMARY KEY,     -- sitemaps.id
+        count   INTEGER NOT NULL,        -- its URLs
+        data    BLOB NOT NULL,           -- its entries, sorted and compressed (_runs.py)
+        base    BLOB                     -- not indexed yet: its first kept run, if older
+    )
+    """,
+    """
+    CREATE TABLE listed (
+        key     INTEGER NOT NULL,        -- the URL's 64-bit key (_runs.key)
+        sitemap INTEGER NOT NULL,        -- sitemaps.id
+        lastmod INTEGER,                 -- microseconds since 1970-01-01 UTC
+        PRIMARY KEY (key, sitemap)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE pending (
+        key     INTEGER PRIMARY KEY,
+        listed  INTEGER NOT NULL,        -- 1: some sitemap listed it before
+        lastmod INTEGER,                 -- its lastmod before (the latest of its listings)
+        sitemap INTEGER,                 -- a sitemap that listed it before
+        loc     TEXT,                    -- the URL, when it was listed before
+        held    TEXT
+    )
+    """,
+    """
+    CREATE TABLE feed (
+        fresh INTEGER NOT NULL           -- 1: nothing was listed when the feed began
+    )
+    """,
+    """
+    INSERT INTO feed (fresh) SELECT NOT EXISTS (SELECT 1 FROM listed_4)
+        AND NOT EXISTS (SELECT 1 FROM pending_4)
+    """,
+)
+
+
+def _keyed_feed(db: sqlite3.Connection) -> None:
+    """5: the change feed keyed by 64-bit hashes of the URLs (:mod:`._runs`), each document's
+    entries in one row (its run): from schema 4's tables, keyed by the URL's text."""
+    # One statement at a time: executescript would commit the migration's transaction.
+    for statement in _KEYED_FEED:
+        db.execute(statement)
+    sids = [sid for (sid,) in db.execute("SELECT DISTINCT sitemap FROM listed_4")]
+    for sid in sids:  # one document's entries in memory at a time
+        run = Run.of(
+            dict(db.execute("SELECT loc, lastmod FROM listed_4 WHERE sitemap = ?", (sid,)))
+        )
+        db.execute(
+            "INSERT INTO runs (sitemap, count, data) VALUES (?, ?, ?)",
+            (sid, len(run.locs), run.encode(keys=True)),
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO listed (key, sitemap, lastmod) VALUES (?, ?, ?)",
+            sorted(zip(run.keys, repeat(sid), run.lastmods)),
+        )
+    cursor = db.execute("SELECT loc, listed, lastmod, sitemap, held FROM pending_4")
+    while batch := cursor.fetchmany(1000):
+        db.executemany(
+            "INSERT OR IGNORE INTO pending (key, listed, lastmod, sitemap, loc, held) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(key(loc), *rest, loc, held) for loc, *rest, held in batch],
+        )
+    db.execute("DROP TABLE listed_4")
+    db.execute("DROP TABLE pending_4")
+
+
 # Each step takes the schema from version N to N + 1 (PRAGMA user_version). A new file runs
 # them all; an older file runs the ones it lacks. Never edit a step that has shipped: add one.
-MIGRATIONS: tuple[str, ...] = (
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # 1: what skipping needs: one row per document, and the children of indexes and robots.txt.
     f"""
     PRAGMA application_id = {APPLICATION_ID};
@@ -102,6 +183,7 @@ MIGRATIONS: tuple[str, ...] = (
         at     TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
+    _keyed_feed,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 CACHE_KIB = 8_192  # SQLite page cache per database (main, temp), in KiB: time is the same with more
@@ -176,12 +258,14 @@ def _open(db: sqlite3.Connection, path: str) -> None:
         # grow with the number of URLs tracked.
         db.execute(f"PRAGMA main.cache_size = -{CACHE_KIB}")
         db.execute(f"PRAGMA temp.cache_size = -{CACHE_KIB}")
-        # Appended to as entries stream (a keyed table costs ten times more per row);
-        # duplicates are settled when the rows are swapped in.
+        # What one document's read moved, set aside to be applied in bulk (_sqlite._move).
         db.execute(
-            "CREATE TEMP TABLE staged (stage INTEGER NOT NULL, loc TEXT NOT NULL, lastmod INTEGER)"
+            "CREATE TEMP TABLE moved (key INTEGER NOT NULL, lastmod INTEGER, gone INTEGER NOT NULL)"
         )
-        db.execute("CREATE INDEX temp.staged_stage ON staged (stage)")
+        # URLs listed by several sitemaps, for a first feed (_sqlite._first_feed).
+        db.execute(
+            "CREATE TEMP TABLE multi (key INTEGER PRIMARY KEY, sitemap INTEGER, lastmod INTEGER)"
+        )
 
 
 def _check_pages(db: sqlite3.Connection, path: str) -> None:
@@ -205,9 +289,16 @@ def _check_pages(db: sqlite3.Connection, path: str) -> None:
 
 
 def _migrate(db: sqlite3.Connection, number: int) -> None:
-    # executescript commits any open transaction first, so the script carries its own.
-    script = f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\nPRAGMA user_version = {number + 1};\n"
+    step = MIGRATIONS[number]
     try:
+        if callable(step):  # a step in Python, in one transaction of its own
+            db.execute("BEGIN IMMEDIATE")
+            step(db)  # its scripts carry no BEGIN or COMMIT of their own
+            db.execute(f"PRAGMA user_version = {number + 1}")
+            db.execute("COMMIT")
+            return
+        # executescript commits any open transaction first, so the script carries its own.
+        script = f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {number + 1};\n"
         db.executescript(script + "COMMIT;")
     except BaseException:
         if db.in_transaction:

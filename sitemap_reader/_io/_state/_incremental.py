@@ -94,6 +94,14 @@ class Tracker:
         self.feed: ChangeFeedStore | None = None
         if policy.changes:
             self.feed = feed_store(store)
+        # Where the entries of what is read go: the feed's store, or, in a run without the
+        # feed, a store that keeps them for a later feed (it has ``adopt``: the SQLite ones).
+        adopt = getattr(store, "adopt", None)
+        self.keeper = self.feed
+        if self.keeper is None and adopt is not None and isinstance(store, ChangeFeedStore):
+            self.keeper = store
+        if self.feed is not None and adopt is not None:
+            adopt()  # what runs without the feed kept is where this feed starts
         self.ledger = store if isinstance(store, LedgerStore) else None
         self.guard: ShrinkGuard | None = None
         if self.feed is not None and self.ledger is not None:
@@ -229,8 +237,7 @@ class Tracker:
         """
         self._spend(url, result)
         if result.error is not None or not result.read or status not in (Status.OK, Status.PARTIAL):
-            if self.feed is not None:
-                self.feed.discard(url)
+            self.discard(url)
             return Settled()
         prior = self.store.get(url)
         moved = (
@@ -358,9 +365,14 @@ class Tracker:
         return self._judged(url, root, {"moved": 1} if moved else None, at)
 
     def stage(self, url: str, entries: Sequence[Entry]) -> None:
-        """Entries of ``url`` read for the change feed, kept aside until it is settled."""
-        assert self.feed is not None, "entries are staged only with the change feed on"
-        self.feed.stage(url, entries)
+        """Entries of ``url`` kept for the change feed, aside until it is settled."""
+        assert self.keeper is not None, "entries are staged only for a store that keeps them"
+        self.keeper.stage(url, entries)
+
+    def discard(self, url: str) -> None:
+        """Drop what was staged for ``url``: its read is not recorded."""
+        if self.keeper is not None:
+            self.keeper.discard(url)
 
     def change_batches(self) -> Iterator[list[EntryChange]]:
         """The change feed, in batches (nothing without ``changes``)."""

@@ -47,7 +47,8 @@ class Ledger:
         """URLs the change feed lists for the document ``url`` and every document below it."""
         with self._guard():
             row = self._db.execute(
-                f"{_UNDER} SELECT count(*) FROM listed, under WHERE listed.sitemap = under.id",
+                f"{_UNDER} SELECT coalesce(sum(runs.count), 0) FROM runs, under "
+                "WHERE runs.sitemap = under.id",
                 (url,),
             ).fetchone()
             return int(row[0])
@@ -146,7 +147,7 @@ class Ledger:
             cursor = self._db.execute(
                 "UPDATE pending SET held = ? WHERE held IS NULL AND listed != 0 "
                 "AND sitemap IN (SELECT id FROM temp.sourced WHERE source = ?) "
-                "AND NOT EXISTS (SELECT 1 FROM listed WHERE listed.loc = pending.loc)",
+                "AND NOT EXISTS (SELECT 1 FROM listed WHERE listed.key = pending.key)",
                 (source, source),
             )
             return cursor.rowcount

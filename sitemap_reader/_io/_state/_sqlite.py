@@ -4,11 +4,15 @@ It keeps the contract of :mod:`._state` (both protocols); the file itself (what 
 ours, schema, migrations) is :mod:`._state_file`'s. :class:`MemoryStateStore` is the same
 store on ``":memory:"``: one implementation of the change feed, whichever store a run has.
 
-The change feed keeps no per-URL state in Python: ``stage`` sets a document's entries aside
-(a temporary table) while it streams; ``put`` of a tracked state swaps them in and records,
-for every URL whose listing moved, what it was before (``pending``, kept until delivered).
-``changes`` compares before and after for the pending URLs only, so an unchanged site costs
-nothing, and ``delivered`` forgets them once a run handed them all out.
+Each document's entries are kept as one row, its run (:mod:`._runs`: sorted, compressed), and
+the change feed indexes them by 64-bit keys, not text: ``listed`` holds every listing (key,
+sitemap, lastmod), ``pending`` what each URL whose listing moved was before (kept until
+delivered). ``stage`` sets a document's entries aside while it streams (in memory: one
+document's worth); ``put`` compares them with its run and writes only what differs, so an
+unchanged site costs nothing; ``changes`` compares before and after for the pending URLs
+only, and ``delivered`` forgets them once a run handed them all out. A run without the feed
+keeps each document's run too (cheap: no per-URL rows), so a later feed starts from it
+(:meth:`SqliteStateStore.adopt`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ..._base._models import (
@@ -32,6 +37,7 @@ from ..._base._models import (
 )
 from ._file import connect, guard
 from ._ledger import Ledger
+from ._runs import EMPTY, Run
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -53,8 +59,8 @@ class SqliteStateStore(Ledger):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._db = connect(self.path)
-        self._staging: dict[str, int] = {}  # URL -> its id in temp.staged, while it streams
-        self._stages = 0
+        # Per document being read: its entries so far, URLs and lastmods, as listed.
+        self._staging: dict[str, tuple[list[str], list[int | None]]] = {}
 
     def _guard(self) -> contextlib.AbstractContextManager[None]:
         return guard(self.path)
@@ -80,8 +86,14 @@ class SqliteStateStore(Ledger):
             return None if row is None else self._state(row)
 
     def put(self, state: SitemapState) -> None:
-        stage = self._staging.pop(state.url, None)
+        staged = self._staging.pop(state.url, None)
         with self._transaction() as db:
+            row = db.execute(
+                "SELECT id, tracked FROM sitemaps WHERE url = ?", (state.url,)
+            ).fetchone()
+            # Once the feed indexes a document, every run keeps it indexed (with or without
+            # the feed), so the next feed starts from the last run, not from the last feed.
+            tracked = state.tracked or (row is not None and bool(row[1]))
             values = (
                 state.final_url,
                 state.status.value,
@@ -94,9 +106,8 @@ class SqliteStateStore(Ledger):
                 state.entries,
                 state.bytes,
                 state.digest,
-                int(state.tracked),
+                int(tracked),
             )
-            row = db.execute("SELECT id FROM sitemaps WHERE url = ?", (state.url,)).fetchone()
             sid: int
             if row is None:
                 sid = db.execute(  # type: ignore[assignment]  # an INSERT always sets it
@@ -129,13 +140,11 @@ class SqliteStateStore(Ledger):
                 "INSERT INTO children (parent, position, loc, lastmod) VALUES (?, ?, ?, ?)",
                 ((sid, i, ref.loc, _iso(ref.lastmod)) for i, ref in enumerate(children)),
             )
-            if state.tracked:
-                if complete:
-                    self._swap_entries(db, sid, stage)
-                else:
-                    self._merge_entries(db, sid, stage)
-            if stage is not None:
-                db.execute("DELETE FROM temp.staged WHERE stage = ?", (stage,))
+            if tracked or staged is not None:
+                indexed = row is not None and bool(row[1])
+                self._record_run(
+                    db, sid, staged, complete=complete, tracked=tracked, indexed=indexed
+                )
             gone = {loc for loc, _ in before} - named
             if gone and complete:
                 self._forget(db, gone, keep=state.url)
@@ -157,54 +166,146 @@ class SqliteStateStore(Ledger):
             )
 
     def stage(self, url: str, entries: Sequence[Entry]) -> None:
-        stage = self._staging.get(url)
-        if stage is None:
-            self._stages += 1
-            stage = self._staging[url] = self._stages
-        rows = [(stage, e.loc, _micros(e.lastmod)) for e in entries]
-        # One transaction per batch (autocommit would make each row one), on the temporary
-        # database only: a deferred BEGIN, so the state file is not locked.
-        with self._transaction("BEGIN") as db:
-            db.executemany("INSERT INTO temp.staged (stage, loc, lastmod) VALUES (?, ?, ?)", rows)
+        staged = self._staging.get(url)
+        if staged is None:
+            staged = self._staging[url] = ([], [])
+        epoch, unit = _EPOCH, _MICROSECOND
+        try:  # _micros, inline: a call per entry costs more than the arithmetic
+            stamps = [None if (at := e.lastmod) is None else (at - epoch) // unit for e in entries]
+        except TypeError:  # a naive datetime among them: taken as UTC
+            stamps = [_micros(e.lastmod) for e in entries]
+        staged[0].extend([e.loc for e in entries])
+        staged[1].extend(stamps)
 
     def discard(self, url: str) -> None:
-        stage = self._staging.pop(url, None)
-        if stage is not None:
-            with self._guard():
-                self._db.execute("DELETE FROM temp.staged WHERE stage = ?", (stage,))
+        self._staging.pop(url, None)
+
+    def adopt(self) -> int:
+        """Index for the feed the runs that runs without it kept: the first of them is where
+        the feed starts, and what changed since is pending. How many documents."""
+        with self._guard():
+            sids = [
+                sid
+                for (sid,) in self._db.execute(
+                    "SELECT s.id FROM sitemaps AS s JOIN runs AS r ON r.sitemap = s.id "
+                    "WHERE s.tracked = 0 AND s.status IS NOT NULL"
+                )
+            ]
+        for sid in sids:
+            with self._transaction() as db:
+                base, run = self._base(db, sid).normal(), self._run(db, sid).normal()
+                self._index(db, sid, base)
+                self._move(db, sid, base, run)  # nothing when they are one
+                db.execute(  # sorted, with its keys from now on
+                    "UPDATE runs SET count = ?, data = ?, base = NULL WHERE sitemap = ?",
+                    (len(run.locs), run.encode(keys=True), sid),
+                )
+                db.execute("UPDATE sitemaps SET tracked = 1 WHERE id = ?", (sid,))
+        return len(sids)
+
+    @staticmethod
+    def _fresh(db: sqlite3.Connection) -> bool:
+        """Whether nothing was listed when the feed began (a new file): until a feed is
+        delivered, every URL listed is new, and no before-state needs writing."""
+        return bool(db.execute("SELECT fresh FROM feed").fetchone()[0])
+
+    @staticmethod
+    def _index(db: sqlite3.Connection, sid: int, run: Run) -> None:
+        """``run`` is what the feed starts from for ``sid``: listed, and no change."""
+        if run.locs:  # a starting point: what it lists is no longer new
+            db.execute("UPDATE feed SET fresh = 0")
+        db.executemany(
+            "INSERT OR REPLACE INTO listed (key, sitemap, lastmod) VALUES (?, ?, ?)",
+            sorted(zip(run.keys, repeat(sid), run.lastmods)),
+        )
 
     def changes(self) -> Iterator[EntryChange]:
         with self._guard():
+            if self._fresh(self._db):
+                yield from self._first_feed()
+                return
             cursor = self._db.execute(_CHANGES)
-            while True:
-                rows = cursor.fetchmany(1000)
-                if not rows:
-                    return
-                for loc, was, listings, before, after, sitemap in rows:
-                    if not was:
-                        yield EntryChange(
-                            change=ChangeKind.NEW,
-                            loc=loc,
-                            lastmod=_from_micros(after),
-                            sitemap=sitemap or "",
-                        )
-                    elif not listings:
-                        yield EntryChange(
-                            change=ChangeKind.REMOVED,
-                            loc=loc,
-                            lastmod=_from_micros(before),
-                            sitemap=sitemap or "",
-                        )
-                    else:
-                        yield EntryChange(
-                            change=ChangeKind.MODIFIED,
-                            loc=loc,
-                            lastmod=_from_micros(after),
-                            sitemap=sitemap or "",
-                        )
+            group: list[tuple[Any, ...]] = []
+            while rows := cursor.fetchmany(1000):
+                for row in rows:
+                    if group and row[-1] != group[0][-1]:
+                        yield from self._changed(group)
+                        group = []
+                    group.append(row)
+            if group:
+                yield from self._changed(group)
+
+    def _first_feed(self) -> Iterator[EntryChange]:
+        """Every URL listed, as new: nothing was listed when the feed began (nothing pending
+        was written), so it is read from the runs, one sitemap at a time. A URL listed by
+        several sitemaps is said once, by the first, with the latest lastmod."""
+        db = self._db
+        db.execute("DELETE FROM temp.multi")
+        db.execute(
+            "INSERT INTO temp.multi (key, sitemap, lastmod) SELECT key, min(sitemap), "
+            "max(lastmod) FROM listed GROUP BY key HAVING count(*) > 1"
+        )
+        several = db.execute("SELECT 1 FROM temp.multi LIMIT 1").fetchone() is not None
+        documents = db.execute(
+            "SELECT s.id, coalesce(s.final_url, s.url) FROM sitemaps AS s JOIN runs AS r "
+            "ON r.sitemap = s.id WHERE s.tracked = 1 AND s.status IS NOT NULL ORDER BY s.id"
+        ).fetchall()
+        new, stamp = ChangeKind.NEW, _from_micros
+        for sid, sitemap in documents:
+            run = self._run(db, sid)
+            shared: dict[int, tuple[int, int | None]] = {}
+            if several:
+                db.executemany(
+                    "INSERT INTO temp.moved (key, gone) VALUES (?, 0)", ((k,) for k in run.keys)
+                )
+                shared = {
+                    k: (first, latest)
+                    for k, first, latest in db.execute(
+                        "SELECT u.key, u.sitemap, u.lastmod FROM temp.moved AS m "
+                        "JOIN temp.multi AS u ON u.key = m.key"
+                    )
+                }
+                db.execute("DELETE FROM temp.moved")
+            if not shared:
+                for loc, lastmod in zip(run.locs, run.lastmods, strict=True):
+                    yield EntryChange(new, loc, stamp(lastmod), sitemap)
+                continue
+            for k, loc, lastmod in zip(run.keys, run.locs, run.lastmods, strict=True):
+                first, latest = shared.get(k, (sid, lastmod))
+                if first == sid:
+                    yield EntryChange(new, loc, stamp(latest), sitemap)
+
+    def _changed(self, rows: list[tuple[Any, ...]]) -> Iterator[EntryChange]:
+        """The changes of one sitemap's rows (the one listing them, or that did), by URL. A
+        URL listed now is named by that sitemap's run; one removed, by what it was."""
+        sid = rows[0][-1]
+        found = self._db.execute(
+            "SELECT coalesce(final_url, url) FROM sitemaps WHERE id = ?", (sid,)
+        ).fetchone()
+        sitemap = "" if found is None else found[0]
+        named: dict[int, str] = {}
+        if any(row[5] is None for row in rows):
+            run = self._run(self._db, sid)
+            named = dict(zip(run.keys, run.locs, strict=True))
+        made = []
+        for key, was, listings, before, after, loc, _ in rows:
+            loc = loc or named.get(key)
+            if loc is None:  # pragma: no cover - only a key shared by two URLs gets here
+                continue
+            if not was:
+                change, lastmod = ChangeKind.NEW, after
+            elif not listings:
+                change, lastmod = ChangeKind.REMOVED, before
+            else:
+                change, lastmod = ChangeKind.MODIFIED, after
+            made.append((loc, change, lastmod))
+        made.sort()
+        for loc, change, lastmod in made:
+            yield EntryChange(change, loc, _from_micros(lastmod), sitemap)
 
     def delivered(self) -> None:
         with self._guard():
+            self._db.execute("UPDATE feed SET fresh = 0")  # what is listed now was handed out
             self._db.execute("DELETE FROM pending WHERE held IS NULL")  # held: kept for later
             # Give the freed pages back (a first feed leaves one row per URL to free).
             # executescript steps the pragma to its end; execute would free one page.
@@ -239,8 +340,14 @@ class SqliteStateStore(Ledger):
                     0
                 ],
                 forgotten=one("SELECT count(*) FROM sitemaps WHERE status IS NULL").fetchone()[0],
-                tracked_urls=one("SELECT count(DISTINCT loc) FROM listed").fetchone()[0],
-                pending=one("SELECT count(*) FROM pending WHERE held IS NULL").fetchone()[0],
+                tracked_urls=one(
+                    "SELECT count(*) FROM (SELECT DISTINCT key FROM listed)"
+                ).fetchone()[0],
+                pending=one(
+                    "SELECT CASE WHEN (SELECT fresh FROM feed) THEN "
+                    "(SELECT count(*) FROM (SELECT DISTINCT key FROM listed)) "
+                    "ELSE (SELECT count(*) FROM pending WHERE held IS NULL) END"
+                ).fetchone()[0],
                 held=one("SELECT count(*) FROM pending WHERE held IS NOT NULL").fetchone()[0],
             )
 
@@ -274,41 +381,89 @@ class SqliteStateStore(Ledger):
             tracked=bool(tracked),
         )
 
-    def _swap_entries(self, db: sqlite3.Connection, sid: int, stage: int | None) -> None:
-        """The staged entries become the document's; URLs whose listing moved are pending."""
-        stage = -1 if stage is None else stage  # nothing staged: it lists nothing now
-        self._remember(
-            db,
-            "SELECT loc FROM (SELECT loc, lastmod FROM listed WHERE sitemap = :sid "
-            "EXCEPT SELECT loc, lastmod FROM temp.staged WHERE stage = :stage) "
-            "UNION SELECT loc FROM (SELECT loc, lastmod FROM temp.staged WHERE stage = :stage "
-            "EXCEPT SELECT loc, lastmod FROM listed WHERE sitemap = :sid)",
-            {"sid": sid, "stage": stage},
-        )
-        db.execute("DELETE FROM listed WHERE sitemap = ?", (sid,))
-        # In key order, for locality in the indexes; a URL listed twice keeps its last listing.
+    @staticmethod
+    def _run(db: sqlite3.Connection, sid: int) -> Run:
+        row = db.execute("SELECT data FROM runs WHERE sitemap = ?", (sid,)).fetchone()
+        return EMPTY if row is None else Run.decode(row[0])
+
+    def _base(self, db: sqlite3.Connection, sid: int) -> Run:
+        """The run a feed starts from for a document not indexed yet: the first one kept."""
+        row = db.execute("SELECT base FROM runs WHERE sitemap = ?", (sid,)).fetchone()
+        return self._run(db, sid) if row is None or row[0] is None else Run.decode(row[0])
+
+    def _record_run(
+        self,
+        db: sqlite3.Connection,
+        sid: int,
+        staged: tuple[list[str], list[int | None]] | None,
+        *,
+        complete: bool,
+        tracked: bool,
+        indexed: bool,
+    ) -> None:
+        """The document's run becomes what was ``staged`` (a ``complete`` read: nothing
+        staged lists nothing), or gains it (a partial read: nothing it did not reach is
+        removed). ``tracked``: the feed's tables follow, and each URL whose listing moved is
+        pending with what it was before; ``indexed``: they hold the old run already. A run
+        kept without the feed is stored as read (sorted when a feed adopts it)."""
+        if staged is None and not complete:
+            return  # a partial read that listed nothing: nothing changes
+        locs, stamps = staged or ([], [])
+        base = None  # a run kept without the feed: the first one, where a feed will start
+        if not tracked:
+            row = db.execute("SELECT coalesce(base, data) FROM runs WHERE sitemap = ?", (sid,))
+            base = next(iter(row.fetchone() or ()), None)
+        if complete and not tracked:
+            run = Run(locs, stamps)
+        else:
+            old = self._run(db, sid)
+            listing = old.listing() if not complete else {}
+            listing.update(zip(locs, stamps, strict=True))  # the last listing of a URL wins
+            run = Run.of(listing)
+            if tracked:
+                if not indexed:
+                    # Kept by runs without the feed: the first of them is where it starts.
+                    old = self._base(db, sid).normal()
+                    self._index(db, sid, old)
+                self._move(db, sid, old, run)
+        data = run.encode(keys=tracked)
         db.execute(
-            "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
-            "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",
-            (sid, stage),
+            "INSERT OR REPLACE INTO runs (sitemap, count, data, base) VALUES (?, ?, ?, ?)",
+            (sid, len(run.locs), data, None if base == data else base),
         )
 
-    def _merge_entries(self, db: sqlite3.Connection, sid: int, stage: int | None) -> None:
-        """A partial read's entries add to the document's (new or modified); none is
-        removed: what it did not reach stays as it was."""
-        if stage is None:
+    def _move(self, db: sqlite3.Connection, sid: int, old: Run, run: Run) -> None:
+        """The feed's tables go from ``old`` to ``run`` for the sitemap ``sid``: what differs
+        is set aside in ``temp.moved`` (one insert a URL), then moved in bulk."""
+        if old.locs:
+            was = old.listing()
+            missing = _MISSING
+            changed = [
+                (key, lastmod)
+                for key, loc, lastmod in zip(run.keys, run.locs, run.lastmods, strict=True)
+                if was.pop(loc, missing) != lastmod
+            ]
+            # What is left of ``was`` is no longer listed here (``pop`` took the rest).
+            dropped = [(key,) for key, loc in zip(old.keys, old.locs, strict=True) if loc in was]
+        else:
+            changed, dropped = list(zip(run.keys, run.lastmods, strict=True)), []
+        if not changed and not dropped:
             return
-        self._remember(
-            db,
-            "SELECT loc FROM (SELECT loc, lastmod FROM temp.staged WHERE stage = :stage "
-            "EXCEPT SELECT loc, lastmod FROM listed WHERE sitemap = :sid)",
-            {"sid": sid, "stage": stage},
+        db.executemany("INSERT INTO temp.moved (key, lastmod, gone) VALUES (?, ?, 0)", changed)
+        db.executemany("INSERT INTO temp.moved (key, gone) VALUES (?, 1)", dropped)
+        if not self._fresh(db):  # fresh: nothing was listed before, all is new (_first_feed)
+            self._remember(db, old, run)
+        db.execute(
+            "DELETE FROM listed WHERE sitemap = ? AND key IN "
+            "(SELECT key FROM temp.moved WHERE gone)",
+            (sid,),
         )
         db.execute(
-            "INSERT OR REPLACE INTO listed (sitemap, loc, lastmod) "
-            "SELECT ?, loc, lastmod FROM temp.staged WHERE stage = ? ORDER BY loc, rowid",
-            (sid, stage),
+            "INSERT OR REPLACE INTO listed (key, sitemap, lastmod) "
+            "SELECT key, ?, lastmod FROM temp.moved WHERE NOT gone ORDER BY key",
+            (sid,),
         )
+        db.execute("DELETE FROM temp.moved")
 
     def _forget(self, db: sqlite3.Connection, gone: Iterable[str], *, keep: str) -> None:
         """Forget documents an index stopped naming (and their descendants, when nothing
@@ -323,13 +478,14 @@ class SqliteStateStore(Ledger):
             if db.execute("SELECT 1 FROM children WHERE loc = ? LIMIT 1", (url,)).fetchone():
                 continue  # another index or robots.txt still names it
             row = db.execute(
-                "SELECT id FROM sitemaps WHERE url = ? AND status IS NOT NULL", (url,)
+                "SELECT id, tracked FROM sitemaps WHERE url = ? AND status IS NOT NULL", (url,)
             ).fetchone()
             if row is None:
                 continue
-            sid = row[0]
-            self._remember(db, "SELECT loc FROM listed WHERE sitemap = :sid", {"sid": sid})
-            db.execute("DELETE FROM listed WHERE sitemap = ?", (sid,))
+            sid, tracked = row
+            if tracked:
+                self._move(db, sid, self._run(db, sid), EMPTY)
+            db.execute("DELETE FROM runs WHERE sitemap = ?", (sid,))
             todo.extend(
                 loc for (loc,) in db.execute("SELECT loc FROM children WHERE parent = ?", (sid,))
             )
@@ -342,15 +498,26 @@ class SqliteStateStore(Ledger):
             )
 
     @staticmethod
-    def _remember(db: sqlite3.Connection, locs: str, params: dict[str, int]) -> None:
-        """Record what the URLs ``locs`` selects were before, unless they are pending already
-        (then what they were when the feed was last delivered stands)."""
+    def _remember(db: sqlite3.Connection, old: Run, run: Run) -> None:
+        """Record what the URLs in ``temp.moved`` were before, unless they are pending
+        already (then what they were when the feed was last delivered stands). The URL's
+        text is kept when it was listed: a removal names it after its run is gone."""
         db.execute(
-            "INSERT OR IGNORE INTO pending (loc, listed, lastmod, sitemap) "
-            "SELECT t.loc, count(l.loc) > 0, max(l.lastmod), min(l.sitemap) "
-            f"FROM ({locs}) AS t LEFT JOIN listed AS l ON l.loc = t.loc GROUP BY t.loc",
-            params,
+            "INSERT OR IGNORE INTO pending (key, listed, lastmod, sitemap) "
+            "SELECT m.key, count(l.key) > 0, max(l.lastmod), min(l.sitemap) "
+            "FROM temp.moved AS m LEFT JOIN listed AS l ON l.key = m.key GROUP BY m.key"
         )
+        unnamed = db.execute(
+            "SELECT p.key FROM temp.moved AS m JOIN pending AS p ON p.key = m.key "
+            "WHERE p.listed AND p.loc IS NULL"
+        ).fetchall()
+        if unnamed:
+            names = dict(zip(run.keys, run.locs, strict=True))
+            names.update(zip(old.keys, old.locs, strict=True))
+            db.executemany(
+                "UPDATE pending SET loc = ? WHERE key = ?",
+                [(names[key], key) for (key,) in unnamed if key in names],
+            )
 
 
 _WRITABLE = (
@@ -361,21 +528,22 @@ _COLUMNS = f"id, url, {_WRITABLE}"
 
 # Pending URLs whose state differs now: listed before or not, listed now or not, and the
 # latest lastmod of their listings before and now. The sitemap named is one that lists the
-# URL now, or listed it before when it is gone.
+# URL now, or listed it before when it is gone; by sitemap, so each run is read once.
 _CHANGES = """
-SELECT n.loc, n.was, n.listings, n.before, n.after, coalesce(s.final_url, s.url)
+SELECT n.key, n.was, n.listings, n.before, n.after, n.loc,
+       CASE WHEN n.listings > 0 THEN n.new ELSE n.old END AS sid
 FROM (
-    SELECT p.loc AS loc, p.listed AS was, p.lastmod AS before, p.sitemap AS old,
-           count(l.loc) AS listings, max(l.lastmod) AS after, min(l.sitemap) AS new
-    FROM pending AS p LEFT JOIN listed AS l ON l.loc = p.loc
+    SELECT p.key AS key, p.listed AS was, p.lastmod AS before, p.sitemap AS old, p.loc AS loc,
+           count(l.key) AS listings, max(l.lastmod) AS after, min(l.sitemap) AS new
+    FROM pending AS p LEFT JOIN listed AS l ON l.key = p.key
     WHERE p.held IS NULL
-    GROUP BY p.loc
+    GROUP BY p.key
 ) AS n
-LEFT JOIN sitemaps AS s ON s.id = CASE WHEN n.listings > 0 THEN n.new ELSE n.old END
 WHERE (n.was != 0) != (n.listings > 0)
    OR (n.was != 0 AND n.listings > 0 AND n.before IS NOT n.after)
-ORDER BY n.loc
+ORDER BY sid, n.key
 """
+_MISSING = object()  # not listed (None is a URL listed without a lastmod)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,8 @@ class SitemapBody:
         self.refs: list[SitemapRef] = []  # kept with a store only
         # With a store: the lastmods it carries, for the verdict on them.
         self.stats = None if tracker is None else LastmodStats()
-        self.staging = tracker is not None and tracker.changes
+        self.staging = tracker is not None and tracker.changes  # entries withheld: the feed's
+        self.keeping = tracker is not None and tracker.keeper is not None  # entries kept
         self.parser: SitemapParser | RemoteParser | None = None
         self._pool = settings.pool  # None in discovery: its leaves are not read
         self._threads = settings.threads
@@ -296,10 +297,11 @@ class SitemapBody:
             entries = max(room, 0)
         self.entries += entries
         progress.entries += entries
-        if self.staging and entries:  # the change feed: entries go to the store, not out
+        if self.keeping and entries:  # kept for the change feed, this run's or a later one's
             assert self._tracker is not None
             self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
-            out = [e for e in out if type(e) is not Entry]
+            if self.staging:  # the change feed: entries go to the store, not out
+                out = [e for e in out if type(e) is not Entry]
         if self._plan is not None and entries:
             out = self._as_lines(out)
         await self._outbox.emit(out, root=self.job.root)

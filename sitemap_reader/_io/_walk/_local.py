@@ -132,6 +132,8 @@ class LocalFiles:
             assert hashed is not None
             settled = body.settle(result, report, hashed.hexdigest())
             report = replace(report, lastmods=settled.lastmods)
+        elif tracker is not None:
+            tracker.discard(job.key)  # kept for a remote document's record only
         await self._outbox.report(report, root=job.root)
 
     async def _local_robots(self, job: Job, data: bytes, final: str) -> None:
