@@ -19,7 +19,10 @@ A pass drives ``SitemapReader`` and counts records (no output, so the cold pass 
 slowed by serialisation and the fractions are conservative) and reports the exact bytes
 received. Then the same cold/unchanged pair through the CLI (``sitemap-reader dump --state
 FILE -o /dev/null``), whose wall time includes starting Python. ``--changes`` adds the pair
-with the change feed on, and the state file's size.
+with the change feed on, and the state files' sizes (bytes a URL). ``--short`` runs only the
+reference, the cold ``--state`` pass and (with ``--changes``) the feed's pair: the passes
+whose cost grows with the site, for the memory points at 1,000,000 and 10,000,000 URLs
+(``--children 200``).
 
 With ``--trust-sites``, instead: the three sites of ``_trust_sites.py`` (an honest one, a
 lying index, a build-stamped one; CHILDREN x URLS_PER_CHILD each, served from files that are
@@ -31,6 +34,7 @@ sample's figures by site size are ``bench_recheck.py``'s.
 
     python benchmarks/bench_incremental.py
     python benchmarks/bench_incremental.py --changes
+    python benchmarks/bench_incremental.py --changes --short --children 200   # 10,000,000 URLs
     python benchmarks/bench_incremental.py --trust-sites --children 20 --urls-per-child 2000
 """
 
@@ -147,6 +151,9 @@ def main() -> None:
     parser.add_argument("--urls-per-child", type=int, default=50_000)
     parser.add_argument("--changes", action="store_true", help="also time the change feed")
     parser.add_argument(
+        "--short", action="store_true", help="only the passes that grow with the site"
+    )
+    parser.add_argument(
         "--unchanged", type=int, default=10, help="more runs with nothing changed, at the end"
     )
     parser.add_argument(
@@ -171,14 +178,31 @@ def main() -> None:
         bench_site.site_served(args.children, args.urls_per_child) as url,
     ):
         print(f"site: {url} ({args.children} x {args.urls_per_child:,} = {expected:,} URLs)")
-        run(url, Path(tmp), args.changes, args.children, args.unchanged)
+        run(url, Path(tmp), args.changes, args.children, args.unchanged, args.short)
 
 
-def run(url: str, tmp: Path, changes: bool, children: int, unchanged: int) -> None:
-    print(row("no store (reference)", library_pass(url, "-")), flush=True)
+def per_url(path: Path, urls: int) -> str:
+    """The state file's size (its WAL checkpointed in: the last run closed it)."""
+    size = path.stat().st_size
+    return f"{size / 1e6:,.1f} MB, {size / urls:.1f} bytes a URL"
+
+
+def run(url: str, tmp: Path, changes: bool, children: int, unchanged: int, short: bool) -> None:
+    reference = library_pass(url, "-")
+    print(row("no store (reference)", reference), flush=True)
+    urls = int(number(reference, "entries"))
     state = tmp / "state.sqlite"
     cold = library_pass(url, state)
     print(row("cold (empty store)", cold), flush=True)
+    print(
+        f"--state cold: {fraction(cold, reference, 'seconds')} of the reference's time "
+        f"({fraction(cold, reference, 'walk_seconds')} of its walk time); state file "
+        f"{per_url(state, urls)}"
+    )
+    if short:
+        if changes:
+            feed_pair(url, tmp, reference, urls)
+        return
     warm = library_pass(url, state)
     print(row("unchanged", warm), flush=True)
     changed = change_one_child(state)
@@ -212,16 +236,21 @@ def run(url: str, tmp: Path, changes: bool, children: int, unchanged: int) -> No
     print(f"  {cli_warm['summary']}")
 
     if changes:
-        feed_state = tmp / "feed.sqlite"
-        feed_cold = library_pass(url, feed_state, changes=True)
-        print(row("change feed, cold", feed_cold), flush=True)
-        feed_warm = library_pass(url, feed_state, changes=True)
-        print(row("change feed, unchanged", feed_warm), flush=True)
-        print(
-            f"change feed: cold {fraction(feed_cold, cold, 'seconds')} of a plain cold run's "
-            f"time; state file {feed_state.stat().st_size / 1e6:,.1f} MB"
-            f" (plain: {state.stat().st_size / 1e6:,.2f} MB)"
-        )
+        feed_pair(url, tmp, reference, urls)
+
+
+def feed_pair(url: str, tmp: Path, reference: dict[str, object], urls: int) -> None:
+    """The change feed cold, then again with nothing changed."""
+    feed_state = tmp / "feed.sqlite"
+    feed_cold = library_pass(url, feed_state, changes=True)
+    print(row("change feed, cold", feed_cold), flush=True)
+    feed_warm = library_pass(url, feed_state, changes=True)
+    print(row("change feed, unchanged", feed_warm), flush=True)
+    print(
+        f"change feed: cold {fraction(feed_cold, reference, 'seconds')} of the reference's time "
+        f"({fraction(feed_cold, reference, 'walk_seconds')} of its walk time); state file "
+        f"{per_url(feed_state, urls)}"
+    )
 
 
 # -- lastmod trust: three sites whose served files change ----------------------------------------
