@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from ..._base._models import Entry, LastmodTrust, Trust
 
@@ -33,8 +33,28 @@ ACROSS_RUNS = ("hidden", "moved", "confirmed")
 SIGNALS = ("dated", "undated", "future", "stamped", "stale", "consistent", *ACROSS_RUNS)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+_DAY = 86_400_000_000  # microseconds
+
+
+def _stamp(at: datetime) -> int:
+    """``at`` in microseconds since 1970 (UTC; a naive datetime is taken as UTC)."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return (at - _EPOCH) // _MICROSECOND
+
+
+def _at(stamp: int) -> datetime:
+    return _EPOCH + stamp * _MICROSECOND
+
+
 class LastmodStats:
-    """The lastmods of one document's entries (or an index's children), as they stream."""
+    """The lastmods of one document's entries (or an index's children), as they stream.
+
+    Counted as integers (microseconds since 1970, UTC): hashing and comparing those costs a
+    fraction of aware datetimes' (a cold run with a state file counts every entry). So a day
+    is a UTC day."""
 
     __slots__ = ("dated", "instants", "news", "undated")
 
@@ -42,10 +62,8 @@ class LastmodStats:
         self.dated = 0
         self.undated = 0
         self.news = False  # a news sitemap: many lastmods on one day is its nature
-        # Each instant's count: the newest and the days are read from it once, at the end
-        # (a document's lastmods are mostly a few instants; counting each entry's day and
-        # newest as it came cost a call per entry).
-        self.instants: Counter[datetime] = Counter()
+        # Each instant's count: the newest and the days are read from it once, at the end.
+        self.instants: Counter[int] = Counter()
 
     def add(self, lastmod: datetime | None, news: bool = False) -> None:
         if news:
@@ -54,39 +72,37 @@ class LastmodStats:
             self.undated += 1
             return
         self.dated += 1
-        self.instants[lastmod] += 1
+        self.instants[_stamp(lastmod)] += 1
 
     def add_entries(self, entries: list[Entry]) -> None:
         """``add`` for a batch of entries, counted in bulk: no call per entry."""
-        lastmods = [e.lastmod for e in entries]
-        dated = [at for at in lastmods if at is not None]
-        self.undated += len(lastmods) - len(dated)
+        dated = [at for e in entries if (at := e.lastmod) is not None]
+        self.undated += len(entries) - len(dated)
         if not self.news and any(e.news for e in entries):
             self.news = True
         if dated:
             self.dated += len(dated)
-            self.instants.update(dated)
+            epoch, unit = _EPOCH, _MICROSECOND
+            try:
+                self.instants.update([(at - epoch) // unit for at in dated])
+            except TypeError:  # a naive datetime among them
+                self.instants.update(map(_stamp, dated))
 
-    @property
-    def newest(self) -> datetime | None:
-        return max(self.instants) if self.instants else None
-
-    def days(self) -> Counter[tuple[int, int, int]]:
-        """The lastmods counted by (year, month, day), each in its own time zone."""
-        days: Counter[tuple[int, int, int]] = Counter()
+    def days(self) -> Counter[int]:
+        """The lastmods counted by UTC day (days since 1970)."""
+        days: Counter[int] = Counter()
         for at, count in self.instants.items():
-            days[(at.year, at.month, at.day)] += count
+            days[at // _DAY] += count
         return days
 
     def signals(self, index_lastmod: datetime | None, now: datetime) -> dict[str, int]:
         """This document's in-run signals; ``index_lastmod`` is what its index said."""
         counts = {"dated": self.dated, "undated": self.undated}
-        limit = now + SKEW
+        limit = _stamp(now + SKEW)
         counts["future"] = sum(n for at, n in self.instants.items() if at > limit)
         counts["stamped"] = int(self.stamped(now))
-        newest = self.newest
-        if index_lastmod is not None and newest is not None:
-            stale = newest > index_lastmod + SKEW
+        if index_lastmod is not None and self.instants:
+            stale = max(self.instants) > _stamp(index_lastmod + SKEW)
             counts["stale" if stale else "consistent"] = 1
         return counts
 
@@ -98,8 +114,8 @@ class LastmodStats:
         instant, at_instant = self.instants.most_common(1)[0]
         day, on_day = self.days().most_common(1)[0]
         recent = now.date() - STAMP_RECENT
-        return (at_instant * 2 > self.dated and instant.date() >= recent) or (
-            on_day * 10 > self.dated * 9 and datetime(*day).date() >= recent
+        return (at_instant * 2 > self.dated and _at(instant).date() >= recent) or (
+            on_day * 10 > self.dated * 9 and _at(day * _DAY).date() >= recent
         )
 
 

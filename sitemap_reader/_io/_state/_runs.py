@@ -6,8 +6,8 @@ and its key: the first 8 bytes of the URL's BLAKE2b digest as a signed 64-bit in
 the store's feed tables index instead of the text. Two URLs of one state file share a key
 with odds of about n^2 / 2^65 for n URLs (3 in 10^8 at 1,000,000; 3 in 10^6 at
 10,000,000); such a pair is taken for one URL by the feed (a change of one may hide a
-change of the other), nothing worse. The run is stored zlib-compressed: sorted URLs share
-their prefixes, so a URL's text costs a few bytes. Keys are stored only once the feed
+change of the other), nothing worse. The URLs and lastmods are stored zlib-compressed:
+sorted URLs share their prefixes, so a URL's text costs a few bytes. Keys are stored only once the feed
 indexes the run (a run kept by a run without the feed is hashed when a feed adopts it).
 """
 
@@ -31,6 +31,18 @@ def key(loc: str) -> int:
     """The URL's key in the feed tables (a signed 64-bit integer, as SQLite stores it)."""
     digest = blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "little", signed=True)
+
+
+def _keys(locs: list[str]) -> list[int]:
+    """``key`` of each URL, inline (a call per URL costs a third more)."""
+    digest, number = blake2b, int.from_bytes
+    try:
+        return [
+            number(digest(loc.encode(), digest_size=8).digest(), "little", signed=True)
+            for loc in locs
+        ]
+    except UnicodeEncodeError:  # a lone surrogate in one of them
+        return list(map(key, locs))
 
 
 def _little(values: array[int]) -> bytes:
@@ -66,7 +78,7 @@ class Run:
     def keys(self) -> array[int]:
         """Each URL's key ('q', aligned with ``locs``)."""
         if self._keys is None:
-            self._keys = array("q", map(key, self.locs))
+            self._keys = array("q", _keys(self.locs))
         return self._keys
 
     @classmethod
@@ -83,7 +95,10 @@ class Run:
         return dict(zip(self.locs, self.lastmods, strict=True))
 
     def encode(self, *, keys: bool) -> bytes:
-        """The stored form; ``keys``: with the URLs' keys (else hashed again when asked)."""
+        """The stored form; ``keys``: with the URLs' keys (else hashed again when asked).
+
+        The keys are stored as they are (random bytes do not compress), then the lastmods
+        and the URLs, one a line (or in JSON if one has a line break), zlib-compressed."""
         count = len(self.locs)
         stored = _little(self.keys) if keys else b""
         stamps = array("q", [_NONE if at is None else at for at in self.lastmods])
@@ -91,28 +106,20 @@ class Run:
         how = _LINES
         if text.count("\n") != max(count - 1, 0):  # a URL with a line break in it
             how, text = _JSON, json.dumps(self.locs)
-        parts = (
-            how,
-            (len(stored) // 8).to_bytes(8, "little"),
-            stored,
-            count.to_bytes(8, "little"),
-            _little(stamps),
-            text.encode("utf-8", "surrogatepass"),
-        )
-        return zlib.compress(b"".join(parts), _LEVEL)
+        packed = zlib.compress(_little(stamps) + text.encode("utf-8", "surrogatepass"), _LEVEL)
+        head = how + (len(stored) // 8).to_bytes(8, "little") + count.to_bytes(8, "little")
+        return head + stored + packed
 
     @classmethod
     def decode(cls, blob: bytes) -> Run:
-        data = zlib.decompress(blob)
-        how, at = data[:1], 1
-        stored = int.from_bytes(data[at : at + 8], "little")
-        at += 8
-        keys = _from_little(data[at : at + 8 * stored]) if stored else None
-        at += 8 * stored
-        count = int.from_bytes(data[at : at + 8], "little")
-        at += 8
-        lastmods = [None if v == _NONE else v for v in _from_little(data[at : at + 8 * count])]
-        text = data[at + 8 * count :].decode("utf-8", "surrogatepass")
+        how = blob[:1]
+        stored = int.from_bytes(blob[1:9], "little")
+        count = int.from_bytes(blob[9:17], "little")
+        at = 17 + 8 * stored
+        keys = _from_little(blob[17:at]) if stored else None
+        data = zlib.decompress(blob[at:])
+        lastmods = [None if v == _NONE else v for v in _from_little(data[: 8 * count])]
+        text = data[8 * count :].decode("utf-8", "surrogatepass")
         locs = json.loads(text) if how == _JSON else (text.split("\n") if count else [])
         return cls(locs, lastmods, keys)
 

@@ -250,7 +250,7 @@ class SqliteStateStore(Ledger):
             "SELECT s.id, coalesce(s.final_url, s.url) FROM sitemaps AS s JOIN runs AS r "
             "ON r.sitemap = s.id WHERE s.tracked = 1 AND s.status IS NOT NULL ORDER BY s.id"
         ).fetchall()
-        new, stamp = ChangeKind.NEW, _from_micros
+        new, epoch, unit = ChangeKind.NEW, _EPOCH, _MICROSECOND
         for sid, sitemap in documents:
             run = self._run(db, sid)
             shared: dict[int, tuple[int, int | None]] = {}
@@ -268,12 +268,13 @@ class SqliteStateStore(Ledger):
                 db.execute("DELETE FROM temp.moved")
             if not shared:
                 for loc, lastmod in zip(run.locs, run.lastmods, strict=True):
-                    yield EntryChange(new, loc, stamp(lastmod), sitemap)
+                    at = None if lastmod is None else epoch + lastmod * unit  # _from_micros
+                    yield EntryChange(new, loc, at, sitemap)
                 continue
             for k, loc, lastmod in zip(run.keys, run.locs, run.lastmods, strict=True):
                 first, latest = shared.get(k, (sid, lastmod))
                 if first == sid:
-                    yield EntryChange(new, loc, stamp(latest), sitemap)
+                    yield EntryChange(new, loc, _from_micros(latest), sitemap)
 
     def _changed(self, rows: list[tuple[Any, ...]]) -> Iterator[EntryChange]:
         """The changes of one sitemap's rows (the one listing them, or that did), by URL. A
