@@ -378,6 +378,10 @@ class Tracker:
         """The change feed, in batches (nothing without ``changes``)."""
         if self.feed is None:
             return
+        batches = getattr(self.feed, "change_batches", None)  # a store's own, if it has one
+        if batches is not None:
+            yield from batches(CHANGE_BATCH)
+            return
         batch: list[EntryChange] = []
         for change in self.feed.changes():
             batch.append(change)

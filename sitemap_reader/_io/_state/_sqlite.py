@@ -222,7 +222,8 @@ class SqliteStateStore(Ledger):
     def changes(self) -> Iterator[EntryChange]:
         with self._guard():
             if self._fresh(self._db):
-                yield from self._first_feed()
+                for batch in self._first_feed():
+                    yield from batch
                 return
             cursor = self._db.execute(_CHANGES)
             group: list[tuple[Any, ...]] = []
@@ -235,7 +236,23 @@ class SqliteStateStore(Ledger):
             if group:
                 yield from self._changed(group)
 
-    def _first_feed(self) -> Iterator[EntryChange]:
+    def change_batches(self, size: int) -> Iterator[list[EntryChange]]:
+        """:meth:`changes` in lists of up to ``size`` (a first feed's are built a list at a
+        time, not one record at a time)."""
+        with self._guard():
+            if self._fresh(self._db):
+                yield from self._first_feed(size)
+                return
+        batch: list[EntryChange] = []
+        for change in self.changes():
+            batch.append(change)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _first_feed(self, size: int = 1_000) -> Iterator[list[EntryChange]]:
         """Every URL listed, as new: nothing was listed when the feed began (nothing pending
         was written), so it is read from the runs, one sitemap at a time. A URL listed by
         several sitemaps is said once, by the first, with the latest lastmod."""
@@ -253,7 +270,7 @@ class SqliteStateStore(Ledger):
         new, epoch, unit = ChangeKind.NEW, _EPOCH, _MICROSECOND
         for sid, sitemap in documents:
             run = self._run(db, sid)
-            shared: dict[int, tuple[int, int | None]] = {}
+            locs, lastmods = run.locs, run.lastmods
             if several:
                 db.executemany(
                     "INSERT INTO temp.moved (key, gone) VALUES (?, 0)", ((k,) for k in run.keys)
@@ -266,15 +283,20 @@ class SqliteStateStore(Ledger):
                     )
                 }
                 db.execute("DELETE FROM temp.moved")
-            if not shared:
-                for loc, lastmod in zip(run.locs, run.lastmods, strict=True):
-                    at = None if lastmod is None else epoch + lastmod * unit  # _from_micros
-                    yield EntryChange(new, loc, at, sitemap)
-                continue
-            for k, loc, lastmod in zip(run.keys, run.locs, run.lastmods, strict=True):
-                first, latest = shared.get(k, (sid, lastmod))
-                if first == sid:
-                    yield EntryChange(new, loc, _from_micros(latest), sitemap)
+                if shared:  # each said by its first sitemap, with its latest lastmod
+                    kept = [
+                        (loc, shared.get(k, (sid, lastmod))[1])
+                        for k, loc, lastmod in zip(run.keys, locs, lastmods, strict=True)
+                        if shared.get(k, (sid,))[0] == sid
+                    ]
+                    locs, lastmods = [loc for loc, _ in kept], [at for _, at in kept]
+            for start in range(0, len(locs), size):
+                yield [  # _from_micros, inline: a call a URL costs more than the record
+                    EntryChange(new, loc, None if at is None else epoch + at * unit, sitemap)
+                    for loc, at in zip(
+                        locs[start : start + size], lastmods[start : start + size], strict=True
+                    )
+                ]
 
     def _changed(self, rows: list[tuple[Any, ...]]) -> Iterator[EntryChange]:
         """The changes of one sitemap's rows (the one listing them, or that did), by URL. A
