@@ -11,7 +11,7 @@ import pytest
 
 from sitemap_reader._cli import main
 from tests.support.cli import main_captured as cli
-from tests.support.http_site import ThreadedServer, serve_index
+from tests.support.http_site import ThreadedServer, serve_index, urlset, xml
 
 
 def test_tree_changes_counts_what_changed_per_sitemap(
@@ -116,3 +116,28 @@ def test_the_new_options_need_a_state_file(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["dump", "http://127.0.0.1:9/", "--state", "x", "--shrink-guard", "2"])
     assert "not between 0 and 1" in capsys.readouterr().err
+
+
+def test_the_first_dump_changes_after_plain_state_runs_prints_exactly_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``dump --state`` without ``--changes``, a change on the site (b loses a page and
+    gains one, a's lastmods move), then ``dump --state --changes``: it prints those changes
+    and no others (b's unchanged pages are not new), and the next run prints nothing."""
+    state = str(tmp_path / "state.sqlite")
+    with ThreadedServer() as s:
+        serve_index(s, {"a": 2, "b": 3}, index_lastmod="2024-03-01", entry_lastmod="2024-03-01")
+        code, plain, _ = cli(capsys, "dump", s.a("/"), "--state", state, "--format", "txt")
+        serve_index(s, {"a": 2, "b": 3}, index_lastmod="2024-04-01", entry_lastmod="2024-04-01")
+        b = [{"loc": s.a(f"/p/b{i}"), "lastmod": "2024-03-01"} for i in range(2)]
+        s.add("/b.xml", xml(urlset(*b, {"loc": s.a("/p/new"), "lastmod": "2024-04-01"})))
+        _, out, _ = cli(capsys, "dump", s.a("/"), "--state", state, "--changes", "--format", "txt")
+        _, after, _ = cli(capsys, "dump", s.a("/"), "--state", state, "--changes")
+    assert code == 0 and len(plain.splitlines()) == 5
+    assert sorted(out.splitlines()) == [
+        f"modified\t{s.a('/p/a0')}",
+        f"modified\t{s.a('/p/a1')}",
+        f"new\t{s.a('/p/new')}",
+        f"removed\t{s.a('/p/b2')}",
+    ]
+    assert after == ""
