@@ -469,6 +469,30 @@ async def test_first_feed_after_plain_runs_reports_exactly_what_changed(
     assert changes(again) == set()
 
 
+async def test_a_sitemap_that_left_its_index_between_plain_runs_is_removed_by_the_first_feed(
+    aiohttp_server: AiohttpServer, store: StateStore
+) -> None:
+    """Plain runs only (no feed yet): a child that leaves its index is forgotten by the
+    second, and the first run with the feed reports its URLs removed, nothing else."""
+    s = await serve(aiohttp_server)
+    s.add(
+        "/index.xml",
+        xml(sitemapindex((s.a("/a.xml"), "2024-01-01"), (s.a("/d.xml"), "2024-01-01"))),
+    )
+    s.add("/a.xml", xml(urlset(s.a("/p/a"))))
+    s.add("/d.xml", xml(urlset(s.a("/p/d1"), s.a("/p/d2"))))
+    await run(store, s.a("/index.xml"))
+    s.add("/index.xml", xml(sitemapindex((s.a("/a.xml"), "2024-01-01"))))
+    await run(store, s.a("/index.xml"))
+    assert store.get(s.a("/d.xml")) is None
+
+    feed, _ = await run(store, s.a("/index.xml"), changes=True)
+
+    assert changes(feed) == {("removed", s.a("/p/d1")), ("removed", s.a("/p/d2"))}
+    again, _ = await run(store, s.a("/index.xml"), changes=True)
+    assert changes(again) == set()
+
+
 async def test_removals_seen_by_plain_runs_reach_the_next_feed(
     aiohttp_server: AiohttpServer, store: StateStore
 ) -> None:

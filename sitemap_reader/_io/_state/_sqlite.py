@@ -91,8 +91,8 @@ class SqliteStateStore(Ledger):
             row = db.execute(
                 "SELECT id, tracked FROM sitemaps WHERE url = ?", (state.url,)
             ).fetchone()
-            # Once the feed indexes a document, every run keeps it indexed (with or without
-            # the feed), so the next feed starts from the last run, not from the last feed.
+            # Once the feed indexes a document, every run keeps its tables up to date (with or
+            # without the feed): what a run without it saw change stays pending for the next.
             tracked = state.tracked or (row is not None and bool(row[1]))
             values = (
                 state.final_url,
@@ -184,24 +184,24 @@ class SqliteStateStore(Ledger):
         """Index for the feed the runs that runs without it kept: the first of them is where
         the feed starts, and what changed since is pending. How many documents."""
         with self._guard():
-            sids = [
-                sid
-                for (sid,) in self._db.execute(
-                    "SELECT s.id FROM sitemaps AS s JOIN runs AS r ON r.sitemap = s.id "
-                    "WHERE s.tracked = 0 AND s.status IS NOT NULL"
-                )
-            ]
-        for sid in sids:
+            kept = self._db.execute(
+                "SELECT s.id, s.status IS NULL FROM sitemaps AS s JOIN runs AS r "
+                "ON r.sitemap = s.id WHERE s.tracked = 0"
+            ).fetchall()
+        for sid, forgotten in kept:
             with self._transaction() as db:
                 base, run = self._base(db, sid).normal(), self._run(db, sid).normal()
                 self._index(db, sid, base)
                 self._move(db, sid, base, run)  # nothing when they are one
+                if forgotten:  # it left its index: its URLs were removed (pending now)
+                    db.execute("DELETE FROM runs WHERE sitemap = ?", (sid,))
+                    continue
                 db.execute(  # sorted, with its keys from now on
                     "UPDATE runs SET count = ?, data = ?, base = NULL WHERE sitemap = ?",
                     (len(run.locs), run.encode(keys=True), sid),
                 )
                 db.execute("UPDATE sitemaps SET tracked = 1 WHERE id = ?", (sid,))
-        return len(sids)
+        return len(kept)
 
     @staticmethod
     def _fresh(db: sqlite3.Connection) -> bool:
@@ -508,7 +508,15 @@ class SqliteStateStore(Ledger):
             sid, tracked = row
             if tracked:
                 self._move(db, sid, self._run(db, sid), EMPTY)
-            db.execute("DELETE FROM runs WHERE sitemap = ?", (sid,))
+                db.execute("DELETE FROM runs WHERE sitemap = ?", (sid,))
+            else:
+                # Kept without the feed: it lists nothing now, and where a feed will start
+                # stays, so the first feed reports its URLs removed (adopt).
+                db.execute(
+                    "UPDATE runs SET count = 0, data = ?, base = coalesce(base, data) "
+                    "WHERE sitemap = ?",
+                    (EMPTY.encode(keys=False), sid),
+                )
             todo.extend(
                 loc for (loc,) in db.execute("SELECT loc FROM children WHERE parent = ?", (sid,))
             )
