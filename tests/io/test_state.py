@@ -476,6 +476,21 @@ def test_damage_in_the_feed_tables_raises_state_error_when_they_are_used(tmp_pat
         read(store, "https://s.example/a.xml", ("https://s.example/new", T0))
 
 
+def test_a_damaged_run_raises_state_error_naming_the_file(tmp_path: Path) -> None:
+    """A sitemap's stored entries (its run) that cannot be read stop the feed with the same
+    StateError as damage SQLite finds, naming the file and what to do."""
+    path = tmp_path / "state.sqlite"
+    with SqliteStateStore(path) as store:
+        read(store, "https://s.example/a.xml", ("https://s.example/1", T0))
+        assert feed(store)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE runs SET data = x'00000000000000000000000000000000001234'")
+
+    with SqliteStateStore(path) as store, pytest.raises(StateError, match=str(path)) as caught:
+        read(store, "https://s.example/a.xml", ("https://s.example/2", T0))
+    assert "move it away or name another file" in str(caught.value)
+
+
 async def test_the_reader_raises_state_error_on_entry(tmp_path: Path) -> None:
     """``SitemapReader(state=path)`` with a bad file raises StateError when it is entered."""
     path = tmp_path / "state.sqlite"

@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+from ..._base._errors import StateError
 from ..._base._models import (
     ChangeKind,
     Entry,
@@ -404,15 +406,25 @@ class SqliteStateStore(Ledger):
             tracked=bool(tracked),
         )
 
-    @staticmethod
-    def _run(db: sqlite3.Connection, sid: int) -> Run:
+    def _run(self, db: sqlite3.Connection, sid: int) -> Run:
         row = db.execute("SELECT data FROM runs WHERE sitemap = ?", (sid,)).fetchone()
-        return EMPTY if row is None else Run.decode(row[0])
+        return EMPTY if row is None else self._decoded(row[0])
 
     def _base(self, db: sqlite3.Connection, sid: int) -> Run:
         """The run a feed starts from for a document not indexed yet: the first one kept."""
         row = db.execute("SELECT base FROM runs WHERE sitemap = ?", (sid,)).fetchone()
-        return self._run(db, sid) if row is None or row[0] is None else Run.decode(row[0])
+        return self._run(db, sid) if row is None or row[0] is None else self._decoded(row[0])
+
+    def _decoded(self, blob: bytes) -> Run:
+        """A stored run; one that cannot be read is a damaged file, said as SQLite's damage is."""
+        try:
+            return Run.decode(blob)
+        except (zlib.error, ValueError, TypeError) as exc:  # UnicodeDecodeError is a ValueError
+            raise StateError(
+                f"the state file {self.path} cannot be used: a sitemap's entries are damaged "
+                f"({exc}); move it away or name another file",
+                path=self.path,
+            ) from exc
 
     def _record_run(
         self,
