@@ -45,6 +45,16 @@ def _stamp(at: datetime) -> int:
     return (at - _EPOCH) // _MICROSECOND
 
 
+def lastmod_stamps(entries: list[Entry]) -> list[int | None]:
+    """Each entry's lastmod as :func:`_stamp` gives it (None for none), in one pass: what
+    the statistics count and a state store keeps, computed once for both."""
+    epoch, unit = _EPOCH, _MICROSECOND
+    try:  # inline: a call per entry costs more than the arithmetic
+        return [None if (at := e.lastmod) is None else (at - epoch) // unit for e in entries]
+    except TypeError:  # a naive datetime among them
+        return [None if e.lastmod is None else _stamp(e.lastmod) for e in entries]
+
+
 def _at(stamp: int) -> datetime:
     return _EPOCH + stamp * _MICROSECOND
 
@@ -76,17 +86,17 @@ class LastmodStats:
 
     def add_entries(self, entries: list[Entry]) -> None:
         """``add`` for a batch of entries, counted in bulk: no call per entry."""
-        dated = [at for e in entries if (at := e.lastmod) is not None]
-        self.undated += len(entries) - len(dated)
+        self.add_stamps(lastmod_stamps(entries), entries)
+
+    def add_stamps(self, stamps: list[int | None], entries: list[Entry]) -> None:
+        """``add_entries`` with their lastmods as :func:`lastmod_stamps` gave them."""
+        dated = [at for at in stamps if at is not None]
+        self.undated += len(stamps) - len(dated)
         if not self.news and any(e.news for e in entries):
             self.news = True
         if dated:
             self.dated += len(dated)
-            epoch, unit = _EPOCH, _MICROSECOND
-            try:
-                self.instants.update([(at - epoch) // unit for at in dated])
-            except TypeError:  # a naive datetime among them
-                self.instants.update(map(_stamp, dated))
+            self.instants.update(dated)
 
     def days(self) -> Counter[int]:
         """The lastmods counted by UTC day (days since 1970)."""

@@ -31,6 +31,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any, cast
 
 from ..._base._config import Incremental, TrustLastmod
 from ..._base._models import (
@@ -364,10 +365,16 @@ class Tracker:
         )
         return self._judged(url, root, {"moved": 1} if moved else None, at)
 
-    def stage(self, url: str, entries: Sequence[Entry]) -> None:
-        """Entries of ``url`` kept for the change feed, aside until it is settled."""
-        assert self.keeper is not None, "entries are staged only for a store that keeps them"
-        self.keeper.stage(url, entries)
+    def stage(self, url: str, entries: list[Entry], stamps: list[int | None] | None = None) -> None:
+        """Entries of ``url`` kept for the change feed, aside until it is settled; ``stamps``:
+        their lastmods as ``lastmod_stamps`` gave them, if the walk has them."""
+        keeper = self.keeper
+        assert keeper is not None, "entries are staged only for a store that keeps them"
+        # Only a store whose own class takes them (a wrapper keeps what it is given).
+        if stamps is not None and getattr(type(keeper), "stage_stamped", None) is not None:
+            cast(Any, keeper).stage_stamped(url, [e.loc for e in entries], stamps)
+        else:
+            keeper.stage(url, entries)
 
     def discard(self, url: str) -> None:
         """Drop what was staged for ``url``: its read is not recorded."""

@@ -37,6 +37,7 @@ from ..._base._models import (
     SitemapState,
     Status,
 )
+from ..._core._walk._trust import lastmod_stamps
 from ._file import connect, guard
 from ._ledger import Ledger
 from ._runs import EMPTY, Run
@@ -168,16 +169,17 @@ class SqliteStateStore(Ledger):
             )
 
     def stage(self, url: str, entries: Sequence[Entry]) -> None:
+        self.stage_stamped(url, [e.loc for e in entries], lastmod_stamps(list(entries)))
+
+    def stage_stamped(self, url: str, locs: list[str], stamps: list[int | None]) -> None:
+        """``stage`` of entries given as their URLs and :func:`lastmod_stamps` (the walk
+        computed those for the lastmod statistics already)."""
         staged = self._staging.get(url)
         if staged is None:
-            staged = self._staging[url] = ([], [])
-        epoch, unit = _EPOCH, _MICROSECOND
-        try:  # _micros, inline: a call per entry costs more than the arithmetic
-            stamps = [None if (at := e.lastmod) is None else (at - epoch) // unit for e in entries]
-        except TypeError:  # a naive datetime among them: taken as UTC
-            stamps = [_micros(e.lastmod) for e in entries]
-        staged[0].extend([e.loc for e in entries])
-        staged[1].extend(stamps)
+            self._staging[url] = (locs, stamps)
+        else:
+            staged[0].extend(locs)
+            staged[1].extend(stamps)
 
     def discard(self, url: str) -> None:
         self._staging.pop(url, None)
@@ -607,14 +609,6 @@ def _iso(value: datetime | None) -> str | None:
 
 def _from_iso(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
-
-
-def _micros(value: datetime | None) -> int | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return (value - _EPOCH) // _MICROSECOND
 
 
 def _from_micros(value: int | None) -> datetime | None:

@@ -39,7 +39,7 @@ from ..._core._walk._judge import (
     judge_landing,
 )
 from ..._core._walk._scope import ROBOTS, Scope, ScopeFilter
-from ..._core._walk._trust import LastmodStats
+from ..._core._walk._trust import LastmodStats, lastmod_stamps
 from ..._core._xml._core_choice import ENTRIES
 from .._http._response import CHUNK, FetchResult, Response
 from .._state._incremental import ENTRY_FORMATS, Settled, Tracker
@@ -282,14 +282,16 @@ class SitemapBody:
         progress = self._outbox.progress
         room = self._config.limits.max_entries - progress.entries
         locs = [] if runs else [e.loc for e in events if type(e) is Entry]
+        stamps: list[int | None] | None = None
         if (
             len(locs) == len(events)
             and self._filter.all_pass(locs)
             and (self._robots is None or self._robots.all_allowed())
         ):
             out, entries = events, len(events)  # a leaf's entries, all in scope: passed whole
-            if self.stats is not None:
-                self.stats.add_entries(cast(list[Entry], events))
+            if self.stats is not None:  # their lastmods as integers, for the store too
+                stamps = lastmod_stamps(cast(list[Entry], events))
+                self.stats.add_stamps(stamps, cast(list[Entry], events))
         else:
             out, entries = self._sort(events, room)
         if entries > room:
@@ -299,7 +301,10 @@ class SitemapBody:
         progress.entries += entries
         if self.keeping and entries:  # kept for the change feed, this run's or a later one's
             assert self._tracker is not None
-            self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
+            if out is events and stamps is not None:  # passed whole: the stamps line up
+                self._tracker.stage(self.key, cast(list[Entry], out), stamps)
+            else:
+                self._tracker.stage(self.key, [e for e in out if type(e) is Entry])
             if self.staging:  # the change feed: entries go to the store, not out
                 out = [e for e in out if type(e) is not Entry]
         if self._plan is not None and entries:
