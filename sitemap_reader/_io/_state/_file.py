@@ -66,6 +66,13 @@ _KEYED_FEED = (
     )
     """,
     """
+    CREATE TABLE unsorted (              -- listed by a first feed, not yet in listed:
+        key     INTEGER NOT NULL,        -- appended as read, moved in key order at once
+        sitemap INTEGER NOT NULL,
+        lastmod INTEGER
+    )
+    """,
+    """
     INSERT INTO feed (fresh) SELECT NOT EXISTS (SELECT 1 FROM listed_4)
         AND NOT EXISTS (SELECT 1 FROM pending_4)
     """,

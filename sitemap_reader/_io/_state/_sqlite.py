@@ -64,6 +64,7 @@ class SqliteStateStore(Ledger):
         self._db = connect(self.path)
         # Per document being read: its entries so far, URLs and lastmods, as listed.
         self._staging: dict[str, tuple[list[str], list[int | None]]] = {}
+        self._sort_listed()  # what a first feed killed before its end appended
 
     def _guard(self) -> contextlib.AbstractContextManager[None]:
         return guard(self.path)
@@ -213,17 +214,39 @@ class SqliteStateStore(Ledger):
         delivered, every URL listed is new, and no before-state needs writing."""
         return bool(db.execute("SELECT fresh FROM feed").fetchone()[0])
 
-    @staticmethod
-    def _index(db: sqlite3.Connection, sid: int, run: Run) -> None:
+    def _sort_listed(self) -> None:
+        """Move what a first feed appended to ``unsorted`` into ``listed``, in key order: one
+        sorted pass. Inserted a sitemap at a time, random keys touch every page of the
+        index each time, which grows with the square of the site once it outgrows the
+        page cache (10,000,000 URLs: 6.6 times a plain read, against 2.4 at 1,000,000)."""
+        with self._guard():
+            if self._db.execute("SELECT 1 FROM unsorted LIMIT 1").fetchone() is None:
+                return
+        with self._transaction() as db:
+            _into_listed(db)
+
+    def _unfresh(self, db: sqlite3.Connection) -> None:
+        """The feed is no longer a first one: what it listed so far and did not hand out
+        yet becomes pending as new (not listed before), as a later feed keeps it."""
+        if self._fresh(db):
+            db.execute(
+                "INSERT OR IGNORE INTO pending (key, listed) SELECT key, 0 FROM listed "
+                "UNION SELECT key, 0 FROM unsorted"
+            )
+            _into_listed(db)
+            db.execute("UPDATE feed SET fresh = 0")
+
+    def _index(self, db: sqlite3.Connection, sid: int, run: Run) -> None:
         """``run`` is what the feed starts from for ``sid``: listed, and no change."""
         if run.locs:  # a starting point: what it lists is no longer new
-            db.execute("UPDATE feed SET fresh = 0")
+            self._unfresh(db)
         db.executemany(
             "INSERT OR REPLACE INTO listed (key, sitemap, lastmod) VALUES (?, ?, ?)",
             sorted(zip(run.keys, repeat(sid), run.lastmods)),
         )
 
     def changes(self) -> Iterator[EntryChange]:
+        self._sort_listed()
         with self._guard():
             if self._fresh(self._db):
                 for batch in self._first_feed():
@@ -243,6 +266,7 @@ class SqliteStateStore(Ledger):
     def change_batches(self, size: int) -> Iterator[list[EntryChange]]:
         """:meth:`changes` in lists of up to ``size`` (a first feed's are built a list at a
         time, not one record at a time)."""
+        self._sort_listed()
         with self._guard():
             if self._fresh(self._db):
                 yield from self._first_feed(size)
@@ -331,6 +355,7 @@ class SqliteStateStore(Ledger):
             yield EntryChange(change, loc, _from_micros(lastmod), sitemap)
 
     def delivered(self) -> None:
+        self._sort_listed()
         with self._guard():
             self._db.execute("UPDATE feed SET fresh = 0")  # what is listed now was handed out
             self._db.execute("DELETE FROM pending WHERE held IS NULL")  # held: kept for later
@@ -347,7 +372,10 @@ class SqliteStateStore(Ledger):
                 yield self._state(row)
 
     def close(self) -> None:
-        self._db.close()  # the last connection checkpoints the WAL into the file
+        try:
+            self._sort_listed()  # a first feed that was not handed out (tree --changes)
+        finally:
+            self._db.close()  # the last connection checkpoints the WAL into the file
 
     def __enter__(self) -> Self:
         return self
@@ -371,8 +399,8 @@ class SqliteStateStore(Ledger):
                     "SELECT count(*) FROM (SELECT DISTINCT key FROM listed)"
                 ).fetchone()[0],
                 pending=one(
-                    "SELECT CASE WHEN (SELECT fresh FROM feed) THEN "
-                    "(SELECT count(*) FROM (SELECT DISTINCT key FROM listed)) "
+                    "SELECT CASE WHEN (SELECT fresh FROM feed) THEN (SELECT count(*) FROM "
+                    "(SELECT key FROM listed UNION SELECT key FROM unsorted)) "
                     "ELSE (SELECT count(*) FROM pending WHERE held IS NULL) END"
                 ).fetchone()[0],
                 held=one("SELECT count(*) FROM pending WHERE held IS NOT NULL").fetchone()[0],
@@ -473,6 +501,8 @@ class SqliteStateStore(Ledger):
         """The feed's tables go from ``old`` to ``run`` for the sitemap ``sid``: what differs
         is set aside in ``temp.moved`` (one insert a URL), then moved in bulk."""
         if old.locs:
+            if self._fresh(db):  # what a first feed appended is needed in listed now
+                _into_listed(db)
             was = old.listing()
             missing = _MISSING
             changed = [
@@ -483,6 +513,12 @@ class SqliteStateStore(Ledger):
             # What is left of ``was`` is no longer listed here (``pop`` took the rest).
             dropped = [(key,) for key, loc in zip(old.keys, old.locs, strict=True) if loc in was]
         else:
+            if self._fresh(db):  # a first feed: appended, put in key order at its end
+                db.executemany(
+                    "INSERT INTO unsorted (key, sitemap, lastmod) VALUES (?, ?, ?)",
+                    zip(run.keys, repeat(sid), run.lastmods),
+                )
+                return
             changed, dropped = list(zip(run.keys, run.lastmods, strict=True)), []
         if not changed and not dropped:
             return
@@ -588,6 +624,17 @@ WHERE (n.was != 0) != (n.listings > 0)
    OR (n.was != 0 AND n.listings > 0 AND n.before IS NOT n.after)
 ORDER BY sid, n.key
 """
+
+
+def _into_listed(db: sqlite3.Connection) -> None:
+    """What a first feed appended to ``unsorted`` goes into ``listed``, in key order."""
+    db.execute(
+        "INSERT OR REPLACE INTO listed (key, sitemap, lastmod) "
+        "SELECT key, sitemap, lastmod FROM unsorted ORDER BY key, sitemap"
+    )
+    db.execute("DELETE FROM unsorted")
+
+
 _MISSING = object()  # not listed (None is a URL listed without a lastmod)
 
 
