@@ -49,6 +49,7 @@ from ..._base._models import (
 from ..._base._run import Progress
 from ..._core._walk._trust import ACROSS_RUNS, LastmodStats, add, judge
 from .._http._response import FetchResult
+from ._kept import KeptEntries
 from ._recheck import Sample, choose
 from ._shrink import ShrinkGuard
 from ._store import ChangeFeedStore, LedgerStore, StateStore
@@ -99,8 +100,11 @@ class Tracker:
         # feed, a store that keeps them for a later feed (it has ``adopt``: the SQLite ones).
         adopt = getattr(store, "adopt", None)
         self.keeper = self.feed
-        if self.keeper is None and adopt is not None and isinstance(store, ChangeFeedStore):
-            self.keeper = store
+        if self.keeper is None and adopt is not None:
+            # Without the feed no change comes out: a wrapper that keeps whole entries for the
+            # feed's records (the Scrapy spider's) is passed by.
+            inner = store.store if isinstance(store, KeptEntries) else store
+            self.keeper = inner if isinstance(inner, ChangeFeedStore) else None
         if self.feed is not None and adopt is not None:
             adopt()  # what runs without the feed kept is where this feed starts
         self.ledger = store if isinstance(store, LedgerStore) else None
