@@ -49,7 +49,6 @@ from ..._base._models import (
 from ..._base._run import Progress
 from ..._core._walk._trust import ACROSS_RUNS, LastmodStats, add, judge
 from .._http._response import FetchResult
-from ._kept import KeptEntries
 from ._recheck import Sample, choose
 from ._shrink import ShrinkGuard
 from ._store import ChangeFeedStore, LedgerStore, StateStore
@@ -102,7 +101,10 @@ class Tracker:
         self.keeper = self.feed
         if self.keeper is None and adopt is not None:
             # Without the feed no change comes out: a wrapper that keeps whole entries for the
-            # feed's records (the Scrapy spider's) is passed by.
+            # feed's records (the Scrapy spider's) is passed by. Imported here: it loads
+            # sqlite3, which a run without a state file never needs.
+            from ._kept import KeptEntries
+
             inner = store.store if isinstance(store, KeptEntries) else store
             self.keeper = inner if isinstance(inner, ChangeFeedStore) else None
         if self.feed is not None and adopt is not None:
