@@ -71,7 +71,7 @@ _NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "r
 # What markup is written with: a codec must decode these bytes as ASCII to read a declaration.
 _MARKUP = bytes([9, 10, 13, *range(0x20, 0x7F)]).replace(b"\\", b"").replace(b"~", b"")
 _ESCAPE = "sitemap_reader.escape"  # undecodable bytes kept as U+DC00 + byte, and back
-_MARK = "sitemap_reader.mark"  # (in XML) a run of them becomes U+0001, which expat refuses
+_MARK = "sitemap_reader.mark"  # (in XML) each becomes U+0001, which expat refuses
 _ESCAPED = re.compile("[\udc00-\udcff]")
 _CUT = b"\xc3"  # a UTF-8 lead byte without its continuation: a character cut by the end
 
@@ -87,8 +87,9 @@ def _escape(exc: UnicodeError) -> tuple[str | bytes, int]:
 
 
 def _mark(exc: UnicodeError) -> tuple[str | bytes, int]:
+    # One mark a character, not one a run: a run cut by a chunk's end would become two.
     if isinstance(exc, UnicodeEncodeError):
-        return b"\x01", exc.end
+        return b"\x01" * (exc.end - exc.start), exc.end
     raise exc
 
 

@@ -186,6 +186,26 @@ def test_invalid_bytes_are_reported_where_expat_reports_them(
     same_everywhere(data, reference, fast=fast)
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        # ASCII declared, then two bytes ASCII has not: read leniently as a feed (the
+        # declaration is broken), where the marks end in a value the problem quotes
+        b'<?xml encoding="ascii"?><feed<entry<link href="\xba\xbc">',
+        # UTF-32 without a byte-order mark, then a NUL and a run of four-byte units that
+        # are no character
+        '<?x?><s:urlset xmlns:s="e" l="" m="" x=""><![CDA'.encode("utf-32le")
+        + b"\x00\x00\x00\x00\x00\x00a\x00\x008\x000",
+    ],
+    ids=["ascii-feed", "utf-32-cut"],
+)
+def test_a_run_of_undecodable_characters_reads_alike_however_split(fast: bool, data: bytes) -> None:
+    """Each character the document's encoding cannot give becomes one mark, not each run:
+    a run a chunk's end cuts in two would otherwise give two marks (found by the
+    differential fuzz, seed 33)."""
+    same_everywhere(data, parse(data, fast=fast))
+
+
 @pytest.mark.parametrize("name", ["GBK", "utf-16le", "utf-32be"])
 def test_a_character_cut_by_the_end(fast: bool, name: str) -> None:
     """Bytes ending inside a character: `truncated` at the place a cut UTF-8 character gets."""
