@@ -128,8 +128,10 @@ def _not_utf8(found: list[tuple[int, str]], robots_url: str) -> Problem:
 
 # -- Groups (RFC 9309 section 2.1): one or more user-agent lines, then their rules. Sitemap
 # lines belong to no group and do not end one.
-_LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z_ -]*?)[ \t]*:(.*)")
-_PRODUCT = re.compile(r"[A-Za-z0-9_-]+")  # RFC 9309 has letters, _ and -; real names add digits
+RECORD_LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z_ -]*?)[ \t]*:(.*)")
+PRODUCT_TOKEN = re.compile(
+    r"[A-Za-z0-9_-]+"
+)  # RFC 9309 has letters, _ and -; real names add digits
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +147,7 @@ class CrawlDelay:
 def product_token(user_agent: str) -> str:
     """The product token a robots.txt group names a crawler by (RFC 9309 section 2.2.1):
     ``sitemap-reader`` of ``sitemap-reader/1.0 (+https://...)``, lower-cased."""
-    match = _PRODUCT.match(user_agent.strip())
+    match = PRODUCT_TOKEN.match(user_agent.strip())
     return "" if match is None else match[0].lower()
 
 
@@ -161,7 +163,7 @@ def crawl_delay(body: bytes | str, user_agent: str) -> CrawlDelay | None:
     agents: set[str] = set()
     in_agents = False  # the last group line was a user-agent line
     for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), 1):
-        match = _LINE.match(raw.split("#", 1)[0])  # '#' starts a comment on group lines
+        match = RECORD_LINE.match(raw.split("#", 1)[0])  # '#' starts a comment on group lines
         if match is None:
             continue
         key, value = match[1].lower().replace("_", "-"), match[2].strip()

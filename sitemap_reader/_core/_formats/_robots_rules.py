@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._robots import _LINE, _PRODUCT, product_token
+from ._robots import PRODUCT_TOKEN, RECORD_LINE, product_token
 
 # What the problem names as the rule when the whole site is disallowed.
 UNREACHABLE = "robots.txt unreachable (RFC 9309: disallow all)"
@@ -147,14 +147,14 @@ def parse_groups(body: bytes | str, product: str) -> tuple[Group | None, Group |
     agents: set[str] = set()
     in_agents = False  # the last group line was a user-agent line
     for raw in _LINE_END.split(text.lstrip("\ufeff")):
-        match = _LINE.match(raw.split("#", 1)[0])  # '#' starts a comment
+        match = RECORD_LINE.match(raw.split("#", 1)[0])  # '#' starts a comment
         if match is None:
             continue
         key, value = match[1].lower().replace("_", "-"), match[2].strip(" \t")
         if key == "user-agent":
             if not in_agents:
                 agents = set()
-            token = _PRODUCT.match(value)
+            token = PRODUCT_TOKEN.match(value)
             agent = "*" if value == "*" else "" if token is None else token[0].lower()
             agents.add(agent)
             has_named = has_named or (bool(product) and agent == product)
