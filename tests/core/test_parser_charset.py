@@ -192,12 +192,17 @@ def test_invalid_bytes_are_reported_where_expat_reports_them(
         # ASCII declared, then two bytes ASCII has not: read leniently as a feed (the
         # declaration is broken), where the marks end in a value the problem quotes
         b'<?xml encoding="ascii"?><feed<entry<link href="\xba\xbc">',
+        # the same in an RSS item's link, under a label Python reads as ASCII
+        (
+            b'<?xml version="1.0" encoding="us"?><rss version="2.0"><channel><item>'
+            b"<link>http://e.com/\x97\xa5</link></item></channel></rss>"
+        ),
         # UTF-32 without a byte-order mark, then a NUL and a run of four-byte units that
         # are no character
         '<?x?><s:urlset xmlns:s="e" l="" m="" x=""><![CDA'.encode("utf-32le")
         + b"\x00\x00\x00\x00\x00\x00a\x00\x008\x000",
     ],
-    ids=["ascii-feed", "utf-32-cut"],
+    ids=["ascii-feed", "us-rss", "utf-32-cut"],
 )
 def test_a_run_of_undecodable_characters_reads_alike_however_split(fast: bool, data: bytes) -> None:
     """Each character the document's encoding cannot give becomes one mark, not each run:
