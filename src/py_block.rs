@@ -268,6 +268,11 @@ impl PyBlockScanner {
     fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
         let mut objects = self.objects.bind(py).borrow_mut();
         let calls = self.interface.get();
+        if let Some((line, column)) = f.unclosed {
+            // (noted before it is judged, as the exact path's _ran_into notes it)
+            let args = (doc, f.loc.as_deref(), self.core.is_index(), line, column);
+            calls.note_unclosed.bind(py).call1(args)?;
+        }
         let loc = f.loc.unwrap_or_default();
         let mut more = Vec::new(); // further <loc>s: records of their own, after this one
         let ok = if self.core.is_index() {

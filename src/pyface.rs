@@ -37,6 +37,7 @@ pub(crate) struct PyInterface {
     pub(crate) note_repeated: Py<PyAny>,
     pub(crate) note_lookalike: Py<PyAny>,
     pub(crate) note_more_loc: Py<PyAny>,
+    pub(crate) note_unclosed: Py<PyAny>,
     /// The containers Python gives the fields of (`_extensions.CONTAINERS` but images), for
     /// the block reader, and their Python builders, in the same order.
     pub(crate) containers: Vec<Container>,
@@ -106,6 +107,7 @@ impl PyInterface {
             note_repeated: get(intern!(py, "note_repeated"))?,
             note_lookalike: get(intern!(py, "note_lookalike"))?,
             note_more_loc: get(intern!(py, "note_more_loc"))?,
+            note_unclosed: get(intern!(py, "note_unclosed"))?,
             containers,
             builders,
         })

@@ -35,7 +35,7 @@ pub fn judge(fields: Fields, index: bool, limits: &Limits) -> Judged {
     let (Some(lastmod), Some(changefreq), Some(priority), true) = (date, freq, prio, loc_ok) else {
         return Judged::Python(fields);
     };
-    if !fields.built() {
+    if !fields.built() || fields.unclosed.is_some() {
         return Judged::Python(fields);
     }
     let loc = fields.loc.unwrap_or_default();

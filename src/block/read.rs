@@ -35,6 +35,17 @@ pub struct Fields {
     pub changefreq: Option<String>,
     pub priority: Option<String>,
     pub exts: Vec<Ext>,
+    /// Where (line, column) the record that ran into this one starts (`unclosed-entry`,
+    /// which Python notes before it judges this one): set by the scanner.
+    pub unclosed: Option<(u64, u64)>,
+}
+
+/// What [`BlockReader::read_block`] found: a whole record, or a record whose child is a
+/// record (`unclosed-entry`): the byte offset in the block where that one's start tag is.
+#[derive(Debug, PartialEq)]
+pub enum Read {
+    Whole(Fields),
+    Nested(usize),
 }
 
 /// An extension of a block: built here when Python would note nothing about it, else
@@ -203,6 +214,15 @@ impl BlockReader {
     /// The fields of `block` (from the white space before its start tag to the end of
     /// its end tag), or `Odd`.
     pub fn read(&mut self, block: &str) -> Result<Fields, Odd> {
+        match self.read_block(block)? {
+            Read::Whole(fields) => Ok(fields),
+            Read::Nested(_) => Err(Odd),
+        }
+    }
+
+    /// As `read`, but a record that starts as a child of this one (the exact path's
+    /// `_ran_into`: not inside an image or a link) ends the reading there: `Nested`.
+    pub fn read_block(&mut self, block: &str) -> Result<Read, Odd> {
         // Before the start tag: white space only, as a block is taken. It
         // is looked at here: quick-xml would drop a U+FEFF that starts its input.
         let start = trim_ws_start(block);
@@ -233,6 +253,10 @@ impl BlockReader {
         loop {
             match reader.read_event().map_err(|_| Odd)? {
                 Event::Text(t) if is_space(&t) => {}
+                Event::Start(e) if image.is_none() && e.name().0 == tag && bare(&e) => {
+                    let end = usize::try_from(reader.buffer_position()).map_err(|_| Odd)?;
+                    return Ok(Read::Nested(lead + end - e.len() - 2));
+                }
                 Event::Start(e) => {
                     let (kind, local) = self.key(e.name().0)?;
                     let top = image.is_none() && !self.index;
@@ -355,7 +379,7 @@ impl BlockReader {
             }
         }
         match reader.read_event() {
-            Ok(Event::Eof) => Ok(fields),
+            Ok(Event::Eof) => Ok(Read::Whole(fields)),
             _ => Err(Odd),
         }
     }
@@ -991,7 +1015,7 @@ mod tests {
     }
 
     #[test]
-    fn a_further_loc_is_read_and_a_record_inside_the_record_is_odd() {
+    fn a_further_loc_is_read_and_a_record_inside_the_record_is_found() {
         // A further <loc>: a record of its own after the block's (several-locs), Python's.
         let more = |value: &str, at| {
             Ext::MoreLoc(Repeat {
@@ -1012,15 +1036,21 @@ mod tests {
         let mut index = BlockReader::new(Vec::new(), Vec::new(), true, 2048);
         let block = "<sitemap><loc>a</loc><lastmod>2024</lastmod><loc>b</loc></sitemap>";
         assert_eq!(index.read(block).unwrap().exts, [more("b", 44)]);
-        // A record another one starts in (unclosed-entry): expat's.
+        // A record another one starts in (unclosed-entry): where, for the scanner.
         for block in [
             "<url><loc>a</loc><url><loc>b</loc></url>",
             "<url><loc>a</loc><url><loc>b</loc></url></url>",
         ] {
             assert_eq!(reader().read(block), Err(Odd), "{block}");
+            assert_eq!(reader().read_block(block), Ok(Read::Nested(17)), "{block}");
         }
         let block = "<sitemap><loc>a</loc><sitemap><loc>b</loc></sitemap>";
         assert_eq!(index.read(block), Err(Odd));
+        assert_eq!(index.read_block(block), Ok(Read::Nested(21)));
+        // (not inside an image, where the exact path reads no record; nor empty)
+        let block = "<url><image:image><url><loc>a</loc></url></image:image></url>";
+        assert!(matches!(reader().read_block(block), Ok(Read::Whole(_))));
+        assert_eq!(reader().read_block("<url><url/></url>"), Err(Odd));
         assert!(index.read("<sitemap><loc>a</loc></sitemap>").is_ok());
     }
 

@@ -3,12 +3,13 @@
 //! Python to judge, bytes for expat (an odd block, after a filler of the line breaks and
 //! the column of what was consumed since expat last read), or everything left.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memchr::memmem;
 
 use super::judge::{judge, Judged};
-use super::read::{BlockReader, Container, Ext, Fields};
+use super::read::{BlockReader, Container, Ext, Fields, Read};
 use crate::record::{Entry, SitemapRef};
 
 /// A longer block is left to expat (as `_scan.BLOCK_MAX`).
@@ -21,6 +22,9 @@ const END_TAG: usize = 64;
 const FILLER_MAX: u64 = 65_536;
 /// After this many blocks left to expat, if they are half of all, expat reads the rest.
 const ODD_BLOCKS: u64 = 64;
+/// Records inside records deeper than this are expat's (generators that forget an end tag
+/// make one level; the exact path bounds the depth of elements at 256).
+const NESTED_MAX: usize = 4;
 
 /// Blocks handed to expat, and documents whose rest expat read alone, in this process
 /// (`handovers`): what the tests and the benchmarks count of the handover.
@@ -71,6 +75,26 @@ enum Taken {
     Yes,
     Judge(Fields),
     No,
+    /// A record another one ran into whose end is not in yet.
+    Wait,
+}
+
+/// One record of a record that others ran into (`unclosed-entry`), and what comes before
+/// it (from the end of the one before: white space, the end tags of records): its
+/// start and end in `buf`; `unclosed` for a record the next one ran into.
+#[derive(Debug)]
+struct Part {
+    start: usize,
+    end: usize,
+    fields: Fields,
+    unclosed: bool,
+}
+
+/// How far a plan of records inside records got.
+enum Plan {
+    Done(usize),
+    Wait(usize),
+    No,
 }
 
 #[derive(Debug)]
@@ -93,6 +117,13 @@ pub struct BlockScanner {
     at: Place,        // where `pos` stands in the document, as expat numbers it
     block: bool,      // expat is reading a block the scanner did not take
     odd: u64,         // blocks expat read
+    /// The records of a record others ran into, read whole, not judged yet (in order),
+    /// and where that record's end tag ends.
+    parts: VecDeque<Part>,
+    parts_end: usize,
+    /// (where a record others ran into starts, where the search for its next end tag
+    /// stopped): no plan again before one more end tag came.
+    nested_wait: Option<(usize, usize)>,
     /// Entries the document holds (the caller keeps it in step with its own count).
     pub entries: u64,
     stopped: bool,
@@ -177,6 +208,9 @@ impl BlockScanner {
             at: start,
             block: false,
             odd: 0,
+            parts: VecDeque::new(),
+            parts_end: 0,
+            nested_wait: None,
             entries: 0,
             stopped: false,
         }
@@ -195,6 +229,11 @@ impl BlockScanner {
         if self.pos > 0 && self.pos * 2 >= self.buf.len() {
             self.buf.drain(..self.pos);
             self.searched = self.searched.saturating_sub(self.pos);
+            for part in &mut self.parts {
+                (part.start, part.end) = (part.start - self.pos, part.end - self.pos);
+            }
+            self.parts_end = self.parts_end.saturating_sub(self.pos);
+            self.nested_wait = None;
             self.pos = 0;
         }
         // The bytes cut from the last chunk, then this one: most chunks come whole.
@@ -274,6 +313,9 @@ impl BlockScanner {
             return Step::Wait;
         }
         loop {
+            if let Some(step) = self.next_part(out) {
+                return step;
+            }
             if self.block {
                 return self.through_block();
             }
@@ -286,6 +328,7 @@ impl BlockScanner {
                 Some((_, end)) if end - pos <= self.limit => match self.take(pos, end, out) {
                     Taken::Yes => continue,
                     Taken::Judge(fields) => return Step::Judge(fields),
+                    Taken::Wait => return Step::Wait,
                     Taken::No => {}
                 },
                 Some(_) => {}
@@ -304,15 +347,35 @@ impl BlockScanner {
         let Some(text) = self.buf.get(pos..end) else {
             return Taken::No;
         };
-        let Ok(mut fields) = self.reader.read(text) else {
-            return Taken::No;
-        };
+        match self.reader.read_block(text) {
+            Ok(Read::Whole(fields)) => self.emit(pos, end, fields, false, out),
+            Ok(Read::Nested(_)) => self.take_nested(pos, out),
+            Err(_) => Taken::No,
+        }
+    }
+
+    /// Judge the record read from `start` to `end`, after consuming what comes before it.
+    fn emit(
+        &mut self,
+        start: usize,
+        end: usize,
+        mut fields: Fields,
+        unclosed: bool,
+        out: &mut Vec<Record>,
+    ) -> Taken {
+        self.consume(start);
+        let text = &self.buf.as_bytes()[start..end];
         for ext in &mut fields.exts {
             if let Ext::Repeated(repeat) | Ext::MoreLoc(repeat) = ext {
                 // (rare: the block is counted again up to it)
-                let place = self.at.after(&text.as_bytes()[..repeat.at]);
+                let place = self.at.after(&text[..repeat.at]);
                 (repeat.line, repeat.column) = (place.line, place.column);
             }
+        }
+        if unclosed {
+            // (the next record's start tag is where this part ends, as expat says it)
+            let place = self.at.after(text);
+            fields.unclosed = Some((place.line, place.column));
         }
         // Past max_urls, emit_entry counts the entry and may cut the document: expat's.
         let room = self.entries < self.limits.max_urls;
@@ -328,6 +391,133 @@ impl BlockScanner {
         self.entries += 1;
         self.consume(end);
         Taken::Yes
+    }
+
+    /// A record another one starts in at `pos` (`unclosed-entry`): read whole, from its
+    /// start tag to its own end tag, with every record inside it, when it is in the
+    /// subset and within a block's bound, its records then judged one by one
+    /// (`next_part`) as the exact path emits them: the one run into, as it stood, when
+    /// the next one starts, then each inner one. Else expat's, as any odd block (a record
+    /// whose end tag is missing, the common case, is expat's: the document is not
+    /// well-formed where the root's end tag comes).
+    fn take_nested(&mut self, pos: usize, out: &mut Vec<Record>) -> Taken {
+        if let Some((at, from)) = self.nested_wait {
+            if at == pos && self.end_from(from).is_err() {
+                return self.wait_nested(pos, from);
+            }
+        }
+        self.nested_wait = None;
+        let mut parts = VecDeque::new();
+        match self.plan(pos, 0, &mut parts) {
+            Plan::Done(end) => {
+                let records: usize = parts
+                    .iter()
+                    .map(|p| {
+                        1 + p
+                            .fields
+                            .exts
+                            .iter()
+                            .filter(|e| matches!(e, Ext::MoreLoc(_)))
+                            .count()
+                    })
+                    .sum();
+                // (no record may meet max_urls: expat would have to take over inside one)
+                if self.entries.saturating_add(records as u64) > self.limits.max_urls {
+                    return Taken::No;
+                }
+                self.parts = parts;
+                self.parts_end = end;
+                match self.next_part(out) {
+                    Some(Step::Judge(fields)) => Taken::Judge(fields),
+                    _ => Taken::Yes,
+                }
+            }
+            Plan::Wait(from) => self.wait_nested(pos, from),
+            Plan::No => Taken::No,
+        }
+    }
+
+    fn wait_nested(&mut self, pos: usize, from: usize) -> Taken {
+        if self.buf.len() - pos + self.pending.len() > self.limit {
+            self.nested_wait = None;
+            return Taken::No;
+        }
+        self.nested_wait = Some((pos, from));
+        Taken::Wait
+    }
+
+    /// The records of the record at `pos` (`depth` records deep), to `parts`: where its
+    /// end tag ends, or where the search for an end tag must go on when more bytes come.
+    fn plan(&mut self, pos: usize, depth: usize, parts: &mut VecDeque<Part>) -> Plan {
+        let end = match self.end_from(pos) {
+            Ok((_, end)) => end,
+            Err(from) => return Plan::Wait(from),
+        };
+        if end - self.pos > self.limit {
+            return Plan::No;
+        }
+        let inner = match self.reader.read_block(&self.buf[pos..end]) {
+            Ok(Read::Whole(fields)) => {
+                parts.push_back(Part {
+                    start: pos,
+                    end,
+                    fields,
+                    unclosed: false,
+                });
+                return Plan::Done(end);
+            }
+            Ok(Read::Nested(at)) if depth < NESTED_MAX => pos + at,
+            _ => return Plan::No,
+        };
+        // The record as it stood when the next one started: its fields had all closed.
+        let mut head = self.buf[pos..inner].to_owned();
+        head.push_str(if self.index { "</sitemap>" } else { "</url>" });
+        let Ok(Read::Whole(fields)) = self.reader.read_block(&head) else {
+            return Plan::No;
+        };
+        parts.push_back(Part {
+            start: pos,
+            end: inner,
+            fields,
+            unclosed: true,
+        });
+        let mut at = inner;
+        loop {
+            // After a record inside it: white space, then another record or its end tag.
+            let rest = &self.buf.as_bytes()[at..];
+            let space = rest
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .unwrap_or(rest.len());
+            let next = at + space;
+            match self.end_from(next) {
+                Err(from) => return Plan::Wait(from),
+                Ok((start, end)) if start == next => return Plan::Done(end),
+                Ok(_) => {}
+            }
+            match self.plan(next, depth + 1, parts) {
+                Plan::Done(end) => at = end,
+                other => return other,
+            }
+        }
+    }
+
+    /// The next record planned by `take_nested`, judged: records built go to `out`; a
+    /// step when Python judges one (or expat must read: none planned is refused).
+    fn next_part(&mut self, out: &mut Vec<Record>) -> Option<Step> {
+        while let Some(part) = self.parts.pop_front() {
+            match self.emit(part.start, part.end, part.fields, part.unclosed, out) {
+                Taken::Yes => {}
+                Taken::Judge(fields) => return Some(Step::Judge(fields)),
+                // (room was checked for every record of the plan)
+                Taken::No | Taken::Wait => unreachable!("a planned record refused"),
+            }
+        }
+        if self.parts_end > self.pos {
+            self.consume(self.parts_end); // the end tags of the records run into
+        }
+        self.parts_end = 0;
+        None
     }
 
     /// White space between blocks is consumed here, however long (a run over a block's
@@ -391,9 +581,20 @@ impl BlockScanner {
 
     /// Where the first end tag of a block at or after `from` starts and ends.
     fn find_end(&mut self, from: usize) -> Option<(usize, usize)> {
+        match self.end_from(from.max(self.searched)) {
+            Ok(found) => Some(found),
+            Err(searched) => {
+                self.searched = searched.max(from);
+                None
+            }
+        }
+    }
+
+    /// Where the first end tag of a record at or after `at` starts and ends, or where a
+    /// search must start again when more bytes come.
+    fn end_from(&self, mut at: usize) -> Result<(usize, usize), usize> {
         let tag = self.end_tag.needle();
         let buf = self.buf.as_bytes();
-        let mut at = from.max(self.searched);
         // An end tag is one of at most END_TAG bytes: `through_block` keeps a shorter tail
         // that may become one, so whole or cut, the same end tags are seen.
         let max_ws = END_TAG - 1 - tag.len();
@@ -405,16 +606,14 @@ impl BlockScanner {
                 j += 1;
             }
             if j == buf.len() {
-                self.searched = start; // (maybe one once more bytes come)
-                return None;
+                return Err(start); // (maybe one once more bytes come)
             }
             if buf[j] == b'>' {
-                return Some((start, j + 1));
+                return Ok((start, j + 1));
             }
             at = start + 1;
         }
-        self.searched = self.buf.len().saturating_sub(tag.len() - 1).max(from);
-        None
+        Err(self.buf.len().saturating_sub(tag.len() - 1).max(at))
     }
 
     /// True when what follows `pos` may still become a block the scanner takes.
@@ -623,6 +822,81 @@ mod tests {
             }
         );
         assert_eq!(Place::new(1, 5).after(b"\xc3\xa9"), Place::new(1, 6));
+    }
+
+    #[test]
+    fn a_record_inside_a_record_is_read_whole_with_its_end_tag() {
+        let limits = Limits {
+            max_urls: 9,
+            max_loc_length: 2_048,
+            max_token_bytes: 1 << 20,
+        };
+        let new = || BlockScanner::new(Vec::new(), Vec::new(), false, limits, Place::new(1, 0));
+        let doc = "<url><loc>https://a/1</loc>\n <url><loc>https://a/2</loc></url>\n\
+                   <url><loc>https://a/3</loc><url><loc>https://a/4</loc></url></url></url>\n\
+                   <url><loc>https://a/5</loc></url>";
+        let locs = |out: &[Record]| -> Vec<String> {
+            out.iter()
+                .map(|r| match r {
+                    Record::Entry(e) => e.loc.clone(),
+                    Record::Ref(r) => r.loc.clone(),
+                })
+                .collect()
+        };
+        // Whole or cut anywhere: the records run into go to Python with where the next
+        // one starts (1 and 3), in document order; the others are built here.
+        for cut in 1..doc.len() {
+            let mut s = new();
+            let (mut out, mut judged) = (Vec::new(), Vec::new());
+            for piece in [&doc[..cut], &doc[cut..]] {
+                assert_eq!(s.push(piece.as_bytes()), None);
+                loop {
+                    match s.run(&mut out) {
+                        Step::Wait => break,
+                        Step::Judge(fields) => {
+                            judged.push((out.len(), fields.loc.clone(), fields.unclosed));
+                            s.entries += 1;
+                        }
+                        step => panic!("{step:?} at {cut}"),
+                    }
+                }
+            }
+            // (expat is given only the filler of what was consumed)
+            let rest = s.finish();
+            assert!(rest.iter().all(|&b| b == b'\n' || b == b' '), "{cut}");
+            assert_eq!(
+                locs(&out),
+                ["https://a/2", "https://a/4", "https://a/5"],
+                "{cut}"
+            );
+            let want = [
+                (0, Some("https://a/1".to_owned()), Some((2, 1))),
+                (1, Some("https://a/3".to_owned()), Some((3, 27))),
+            ];
+            assert_eq!(judged, want, "{cut}");
+        }
+        // Expat's: an end tag missing (the root's end tag is then a fault), a record
+        // nested too deep, or one past max_urls.
+        let deep = format!(
+            "{}{}",
+            "<url>".repeat(NESTED_MAX + 2),
+            "</url>".repeat(NESTED_MAX + 2)
+        );
+        for odd in [
+            "<url><loc>https://a/1</loc><url><loc>https://a/2</loc></url>\n</urlset>",
+            deep.as_str(),
+            "<url><loc>https://a/1</loc><url/></url>",
+            "<url><loc>https://a/1</loc><url><loc>https://a/2</loc></url><x/></url>",
+        ] {
+            let mut s = new();
+            assert_eq!(s.push(odd.as_bytes()), None);
+            let step = s.run(&mut Vec::new());
+            assert!(matches!(step, Step::Send { .. } | Step::Wait), "{odd}");
+        }
+        let mut s = new();
+        s.entries = 8;
+        assert_eq!(s.push(doc.as_bytes()), None);
+        assert!(matches!(s.run(&mut Vec::new()), Step::Send { .. }));
     }
 
     #[test]

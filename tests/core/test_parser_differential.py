@@ -323,6 +323,57 @@ def test_scanner_hands_over_what_it_cannot_take(block: str, scanned: int) -> Non
     assert _read_between_plain(block)[1] == scanned
 
 
+@needs_compiled
+@pytest.mark.parametrize(
+    ("block", "scanned", "where"),
+    [
+        (
+            "<url><loc>https://example.com/x</loc><url><loc>https://example.com/y</loc></url></url>",
+            4,
+            (2, 37),
+        ),
+        (
+            (
+                "<url><loc>https://example.com/x</loc>\n <url><loc>https://example.com/y</loc></url>"
+                "<!-- c -->\n<url><lastmod>bad</lastmod><url><loc>https://example.com/z</loc>"
+                "</url></url>\n</url>"
+            ),
+            5,
+            (3, 1),
+        ),
+        # the end tag missing: the root's end tag is a fault, and the rest expat's
+        (
+            "<url><loc>https://example.com/x</loc>\n<url><loc>https://example.com/y</loc></url>",
+            1,
+            (3, 0),
+        ),
+    ],
+    ids=["nested", "siblings-and-deeper", "end-tag-missing"],
+)
+def test_a_record_inside_a_record_is_the_scanners(
+    block: str, scanned: int, where: tuple[int, int]
+) -> None:
+    """A record another one starts in, which the exact path emits as it stood when the
+    next one started (``unclosed-entry``), is read by the scanner when the record's own end
+    tag closes it: the same records, and the same problem (count, line, column, example),
+    wherever the input is cut."""
+    fast, taken = _read_between_plain(block)
+    assert taken == scanned
+    noted = next(e for e in fast if isinstance(e, Problem))
+    assert noted.kind == ProblemKind.UNCLOSED_ENTRY
+    assert (noted.line, noted.column, noted.example) == (*where, "'https://example.com/x'")
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}">{plain}\n{block}\n{plain}</urlset>'.encode()
+    for at in range(1, len(doc), 3):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    index = (
+        f'<sitemapindex xmlns="{SITEMAP_NS}"><sitemap><loc>https://example.com/1</loc>'
+        "<sitemap><loc>https://example.com/2</loc></sitemap></sitemap></sitemapindex>"
+    ).encode()
+    for at in range(1, len(index)):
+        assert _scanned(cut_at(index, [at])) == (parse(index, fast=False), 2), at
+
+
 _MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
 
 

@@ -195,6 +195,12 @@ def _url_block(draw: st.DrawFn, prefixes: dict[str, str]) -> str:
                 "<loc>https://example.com/again</loc>",  # several-locs
                 "<lastmod>2024-02-02</lastmod>",  # repeated-element, when the block has one
                 "<url><loc>https://example.com/inner</loc></url>",  # a record in a record
+                # ... records beside it and deeper, and what may come between them
+                (
+                    "<url><lastmod>2024-03-03</lastmod><loc>https://example.com/in2</loc></url>"
+                    "\n<!-- c --><url><loc>https://example.com/in3</loc><url><loc>"
+                    "https://example.com/in4</loc></url></url><foo/>"
+                ),
                 # an extension's shape in another namespace (declared or not: see documents)
                 "<foo:image><foo:loc>https://example.com/f.jpg</foo:loc></foo:image>",
                 "<image><loc>https://example.com/u.jpg</loc></image>",  # (the prefix forgotten)
@@ -255,6 +261,10 @@ def _sitemap_block(draw: st.DrawFn) -> str:
                 "<loc>https://example.com/more.xml</loc>",  # several-locs
                 "<lastmod>2024-02-02</lastmod>",  # repeated-element, when the block has one
                 "<sitemap><loc>https://example.com/inner.xml</loc></sitemap>",  # nested
+                (
+                    "<sitemap><loc>https://example.com/in2.xml</loc></sitemap> <sitemap>"
+                    "<sitemap><loc>https://example.com/in3.xml</loc></sitemap></sitemap>"
+                ),
             ]
         )
     )

@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._base._models import Alternate, Image, News, ProblemKind, Video
-from ..._base._words import shorten
 from .._doc import Document
 from .._halt import MAX_ELEMENT_DEPTH, Stop, TooDeep
 from ._extensions import (
@@ -42,7 +41,7 @@ from ._extensions import (
     lookalike,
     note_lookalike,
 )
-from ._records import emit_entry, emit_ref, note_more_loc, note_repeated
+from ._records import emit_entry, emit_ref, note_more_loc, note_repeated, note_unclosed, said
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -271,8 +270,8 @@ class SitemapMachine:
         """A record starts inside the one being read: that one is emitted as it stands, and
         the new one is read at this depth (see the module docstring)."""
         parser = self._parser
-        where = (parser.CurrentLineNumber, parser.CurrentColumnNumber)
-        self.doc.note(ProblemKind.UNCLOSED_ENTRY, self._said(item), *where)
+        line, column = parser.CurrentLineNumber, parser.CurrentColumnNumber
+        note_unclosed(self.doc, item.get("loc"), self._index, line, column)
         self._item = None
         if not self._emit(item):
             raise Stop
@@ -295,14 +294,8 @@ class SitemapMachine:
         self._sub = None
         if item is None or "loc" not in item:
             return
-        self.doc.note(ProblemKind.CUT_ENTRY, self._said(item), self._loc_line)
+        self.doc.note(ProblemKind.CUT_ENTRY, said(item.get("loc"), self._index), self._loc_line)
         self._emit(item)  # (False: the entry limit cut the document; nothing more to do)
-
-    def _said(self, item: dict[str, Any]) -> str:
-        """A record as a problem quotes it: its loc."""
-        tag = "sitemap" if self._index else "url"
-        loc = item.get("loc")
-        return f"a <{tag}> without a <loc>" if loc is None else shorten(loc)
 
     # -- records -----------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ from ._extensions import (
     alternate_of,
     note_lookalike,
 )
-from ._records import emit_entry, emit_ref, note_more_loc, note_repeated
+from ._records import emit_entry, emit_ref, note_more_loc, note_repeated, note_unclosed
 
 
 class ScannedDocument(Protocol):
@@ -98,6 +98,8 @@ class Interface(NamedTuple):
     note_lookalike: Callable[[Any, str, str], None]
     # ... and a further <loc> in a record (several-locs), a record of its own
     note_more_loc: Callable[[Any, str, int, int], None]
+    # ... and a record another one starts in (unclosed-entry), before it is judged
+    note_unclosed: Callable[[Any, str | None, bool, int, int], None]
     # The containers whose fields it reads and Python builds (or, a video or news whose
     # values it judges itself, it builds: src/block/extend.rs), by (kind, local name); and
     # the fields of which every value is kept (the others: the last).
@@ -122,6 +124,7 @@ INTERFACE = Interface(
     note_repeated=note_repeated,
     note_lookalike=note_lookalike,
     note_more_loc=note_more_loc,
+    note_unclosed=note_unclosed,
     containers={
         key: spec
         for key, spec in CONTAINERS.items()

@@ -39,6 +39,19 @@ def note_more_loc(doc: Document, value: str, line: int, column: int) -> None:
     doc.note(ProblemKind.SEVERAL_LOCS, shorten(value), line, column)
 
 
+def said(loc: str | None, index: bool) -> str:
+    """A record as a problem quotes it: its loc."""
+    if loc is None:
+        return f"a <{'sitemap' if index else 'url'}> without a <loc>"
+    return shorten(loc)
+
+
+def note_unclosed(doc: Document, loc: str | None, index: bool, line: int, column: int) -> None:
+    """A record another one starts in, at ``line`` and ``column`` (its end tag missing, or
+    records nested): emitted as it stands, counted (``unclosed-entry``) with its loc."""
+    doc.note(ProblemKind.UNCLOSED_ENTRY, said(loc, index), line, column)
+
+
 def emit_entry(
     doc: Document,
     loc_raw: str,
