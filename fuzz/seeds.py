@@ -90,6 +90,11 @@ _MADE_TEXT = (
         f"<url><loc>{HOME}b</loc><imgv:image><imgv:loc>{HOME}j</imgv:loc></imgv:image>"
         "<look:image/></url></urlset>"
     ),
+    (  # records inside records (unclosed-entry): nested on purpose, then an end tag missing
+        f'<urlset xmlns="{_NS}"><url><loc>{HOME}a</loc> <url><loc>{HOME}b</loc></url>\n'
+        f"<!-- c --><url><loc>{HOME}c</loc><url><loc>{HOME}d</loc></url></url></url>"
+        f"<url><loc>{HOME}e</loc><url><loc>{HOME}f</loc></url>\n</urlset>"
+    ),
     "<!DOCTYPE html><html><body>404</body></html>",
     (
         f'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "{HOME}x">]>\n'

@@ -93,8 +93,20 @@ struct Part {
 /// How far a plan of records inside records got.
 enum Plan {
     Done(usize),
-    Wait(usize),
+    Wait,
     No,
+}
+
+/// A record others ran into, read so far: kept while its end is not in, so that each byte
+/// of it is read once however the input comes (positions in `buf`).
+#[derive(Debug)]
+struct Nest {
+    start: usize,
+    parts: VecDeque<Part>,
+    /// Records open (the one at `start` and those inside it that others ran into).
+    open: usize,
+    at: usize,       // where the next record or end tag is looked for
+    searched: usize, // no end tag starts before this (from `at`)
 }
 
 #[derive(Debug)]
@@ -121,9 +133,8 @@ pub struct BlockScanner {
     /// and where that record's end tag ends.
     parts: VecDeque<Part>,
     parts_end: usize,
-    /// (where a record others ran into starts, where the search for its next end tag
-    /// stopped): no plan again before one more end tag came.
-    nested_wait: Option<(usize, usize)>,
+    /// A record others ran into whose end is not in yet.
+    nest: Option<Nest>,
     /// Entries the document holds (the caller keeps it in step with its own count).
     pub entries: u64,
     stopped: bool,
@@ -210,7 +221,7 @@ impl BlockScanner {
             odd: 0,
             parts: VecDeque::new(),
             parts_end: 0,
-            nested_wait: None,
+            nest: None,
             entries: 0,
             stopped: false,
         }
@@ -233,7 +244,15 @@ impl BlockScanner {
                 (part.start, part.end) = (part.start - self.pos, part.end - self.pos);
             }
             self.parts_end = self.parts_end.saturating_sub(self.pos);
-            self.nested_wait = None;
+            if let Some(nest) = &mut self.nest {
+                // (it starts at `pos`: it waits there)
+                nest.start -= self.pos;
+                nest.at -= self.pos;
+                nest.searched -= self.pos;
+                for part in &mut nest.parts {
+                    (part.start, part.end) = (part.start - self.pos, part.end - self.pos);
+                }
+            }
             self.pos = 0;
         }
         // The bytes cut from the last chunk, then this one: most chunks come whole.
@@ -344,6 +363,9 @@ impl BlockScanner {
     /// Read and judge the whole block from `pos` to `end`.
     fn take(&mut self, pos: usize, end: usize, out: &mut Vec<Record>) -> Taken {
         // (blocks start and end at ASCII bytes: the slice is whole characters)
+        if self.nest.as_ref().is_some_and(|n| n.start == pos) {
+            return self.take_nested(pos, out); // (read up to where it waited)
+        }
         let Some(text) = self.buf.get(pos..end) else {
             return Taken::No;
         };
@@ -401,16 +423,20 @@ impl BlockScanner {
     /// whose end tag is missing, the common case, is expat's: the document is not
     /// well-formed where the root's end tag comes).
     fn take_nested(&mut self, pos: usize, out: &mut Vec<Record>) -> Taken {
-        if let Some((at, from)) = self.nested_wait {
-            if at == pos && self.end_from(from).is_err() {
-                return self.wait_nested(pos, from);
-            }
-        }
-        self.nested_wait = None;
-        let mut parts = VecDeque::new();
-        match self.plan(pos, 0, &mut parts) {
+        let mut nest = match self.nest.take() {
+            Some(nest) if nest.start == pos => nest,
+            _ => Nest {
+                start: pos,
+                parts: VecDeque::new(),
+                open: 0,
+                at: pos,
+                searched: pos,
+            },
+        };
+        match self.plan(&mut nest) {
             Plan::Done(end) => {
-                let records: usize = parts
+                let records: usize = nest
+                    .parts
                     .iter()
                     .map(|p| {
                         1 + p
@@ -425,80 +451,81 @@ impl BlockScanner {
                 if self.entries.saturating_add(records as u64) > self.limits.max_urls {
                     return Taken::No;
                 }
-                self.parts = parts;
+                self.parts = nest.parts;
                 self.parts_end = end;
                 match self.next_part(out) {
                     Some(Step::Judge(fields)) => Taken::Judge(fields),
                     _ => Taken::Yes,
                 }
             }
-            Plan::Wait(from) => self.wait_nested(pos, from),
-            Plan::No => Taken::No,
-        }
-    }
-
-    fn wait_nested(&mut self, pos: usize, from: usize) -> Taken {
-        if self.buf.len() - pos + self.pending.len() > self.limit {
-            self.nested_wait = None;
-            return Taken::No;
-        }
-        self.nested_wait = Some((pos, from));
-        Taken::Wait
-    }
-
-    /// The records of the record at `pos` (`depth` records deep), to `parts`: where its
-    /// end tag ends, or where the search for an end tag must go on when more bytes come.
-    fn plan(&mut self, pos: usize, depth: usize, parts: &mut VecDeque<Part>) -> Plan {
-        let end = match self.end_from(pos) {
-            Ok((_, end)) => end,
-            Err(from) => return Plan::Wait(from),
-        };
-        if end - self.pos > self.limit {
-            return Plan::No;
-        }
-        let inner = match self.reader.read_block(&self.buf[pos..end]) {
-            Ok(Read::Whole(fields)) => {
-                parts.push_back(Part {
-                    start: pos,
-                    end,
-                    fields,
-                    unclosed: false,
-                });
-                return Plan::Done(end);
+            Plan::Wait if self.buf.len() - pos + self.pending.len() <= self.limit => {
+                self.nest = Some(nest);
+                Taken::Wait
             }
-            Ok(Read::Nested(at)) if depth < NESTED_MAX => pos + at,
-            _ => return Plan::No,
-        };
-        // The record as it stood when the next one started: its fields had all closed.
-        let mut head = self.buf[pos..inner].to_owned();
-        head.push_str(if self.index { "</sitemap>" } else { "</url>" });
-        let Ok(Read::Whole(fields)) = self.reader.read_block(&head) else {
-            return Plan::No;
-        };
-        parts.push_back(Part {
-            start: pos,
-            end: inner,
-            fields,
-            unclosed: true,
-        });
-        let mut at = inner;
+            Plan::Wait | Plan::No => Taken::No,
+        }
+    }
+
+    /// Read on the records of `nest`, to its parts, from where it stopped: where its end
+    /// tag ends, or wait for more bytes.
+    fn plan(&mut self, nest: &mut Nest) -> Plan {
         loop {
-            // After a record inside it: white space, then another record or its end tag.
-            let rest = &self.buf.as_bytes()[at..];
+            // White space, then a record, or the end tag of the innermost record open.
+            let rest = &self.buf.as_bytes()[nest.at..];
             let space = rest
                 .iter()
                 .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
                 .unwrap_or(rest.len());
-            let next = at + space;
-            match self.end_from(next) {
-                Err(from) => return Plan::Wait(from),
-                Ok((start, end)) if start == next => return Plan::Done(end),
-                Ok(_) => {}
+            let next = nest.at + space;
+            let (start, end) = match self.end_from(next.max(nest.searched)) {
+                Ok(found) => found,
+                Err(searched) => {
+                    nest.searched = searched.max(next);
+                    return Plan::Wait;
+                }
+            };
+            if end - nest.start > self.limit {
+                return Plan::No;
             }
-            match self.plan(next, depth + 1, parts) {
-                Plan::Done(end) => at = end,
-                other => return other,
+            if nest.open > 0 && start == next {
+                nest.open -= 1;
+                (nest.at, nest.searched) = (end, end);
+                if nest.open == 0 {
+                    return Plan::Done(end);
+                }
+                continue;
             }
+            let inner = match self.reader.read_block(&self.buf[next..end]) {
+                Ok(Read::Whole(fields)) => {
+                    nest.parts.push_back(Part {
+                        start: next,
+                        end,
+                        fields,
+                        unclosed: false,
+                    });
+                    (nest.at, nest.searched) = (end, end);
+                    if nest.open == 0 {
+                        return Plan::Done(end);
+                    }
+                    continue;
+                }
+                Ok(Read::Nested(at)) if nest.open < NESTED_MAX => next + at,
+                _ => return Plan::No,
+            };
+            // The record as it stood when the next one started: its fields had all closed.
+            let mut head = self.buf[next..inner].to_owned();
+            head.push_str(if self.index { "</sitemap>" } else { "</url>" });
+            let Ok(Read::Whole(fields)) = self.reader.read_block(&head) else {
+                return Plan::No;
+            };
+            nest.parts.push_back(Part {
+                start: next,
+                end: inner,
+                fields,
+                unclosed: true,
+            });
+            nest.open += 1;
+            (nest.at, nest.searched) = (inner, inner);
         }
     }
 
@@ -845,10 +872,16 @@ mod tests {
         };
         // Whole or cut anywhere: the records run into go to Python with where the next
         // one starts (1 and 3), in document order; the others are built here.
-        for cut in 1..doc.len() {
+        // (the last: a byte at a time, a record others ran into read on where it waited)
+        for cut in 1..=doc.len() {
             let mut s = new();
             let (mut out, mut judged) = (Vec::new(), Vec::new());
-            for piece in [&doc[..cut], &doc[cut..]] {
+            let pieces: Vec<&str> = if cut == doc.len() {
+                (0..doc.len()).map(|i| &doc[i..=i]).collect()
+            } else {
+                vec![&doc[..cut], &doc[cut..]]
+            };
+            for piece in pieces {
                 assert_eq!(s.push(piece.as_bytes()), None);
                 loop {
                     match s.run(&mut out) {
