@@ -237,7 +237,7 @@ class Maker:
         href = self.url().replace("&", "&amp;").replace('"', "&quot;")
         return f'<{p}link rel="{rel}" hreflang="{lang}" href="{href}"/>'
 
-    def url_block(self, sm: str, prefixes: dict[str, str]) -> str:
+    def url_block(self, sm: str, prefixes: dict[str, str], depth: int = 0) -> str:
         parts = [self.element(sm + "loc", self.url(), url=True)] if self.maybe(0.95) else []
         if self.maybe(0.6):
             parts.append(self.element(sm + "lastmod", self.pick(DATES)))
@@ -254,10 +254,14 @@ class Maker:
             parts.append("<unknown>x<deeper/></unknown>")
         if self.maybe(0.1):  # what the compiled reader skips (or, ill-formed, leaves expat)
             parts.append(self.pick(MARKUP))
+        if depth < 5 and self.maybe(0.06):  # records in a record (unclosed-entry), some deeper
+            inner = self.rng.randint(1, 3)
+            parts.extend(self.url_block(sm, prefixes, depth + 1) for _ in range(inner))
         if self.maybe(0.1):
             self.rng.shuffle(parts)
         sep = self.pick(("", "\n    ", " "))
-        return f"<{sm}url>{sep}{sep.join(parts)}{sep}</{sm}url>"
+        end = "" if self.maybe(0.02) else f"</{sm}url>"  # (its end tag missing)
+        return f"<{sm}url>{sep}{sep.join(parts)}{sep}{end}"
 
     def prolog(self) -> str:
         out = ""
@@ -307,7 +311,12 @@ class Maker:
         for _ in range(self.rng.randint(0, 5)):
             lastmod = self.element(sm + "lastmod", self.pick(DATES)) if self.maybe(0.5) else ""
             loc = self.element(sm + "loc", self.url(), url=True) if self.maybe(0.95) else ""
-            blocks.append(f"<{sm}sitemap>{loc}{lastmod}</{sm}sitemap>")
+            inner = ""
+            if self.maybe(0.05):  # a record in a record (unclosed-entry)
+                inner = (
+                    f"<{sm}sitemap>{self.element(sm + 'loc', self.url(), url=True)}</{sm}sitemap>"
+                )
+            blocks.append(f"<{sm}sitemap>{loc}{inner}{lastmod}</{sm}sitemap>")
         return f"{self.prolog()}{start}>\n{''.join(blocks)}\n{end}\n"
 
     def text_sitemap(self) -> str:
