@@ -268,19 +268,29 @@ impl PyBlockScanner {
     fn judge(&mut self, py: Python<'_>, doc: &Bound<'_, PyAny>, f: Fields) -> PyResult<bool> {
         let mut objects = self.objects.bind(py).borrow_mut();
         let calls = self.interface.get();
-        if let Some((line, column)) = f.unclosed {
-            // (noted before it is judged, as the exact path's _ran_into notes it)
-            let args = (doc, f.loc.as_deref(), self.core.is_index(), line, column);
-            calls.note_unclosed.bind(py).call1(args)?;
-        }
+        // A record the next one ran into: noted after what its extensions note, before it
+        // is judged, as the exact path's _ran_into notes it.
+        let index = self.core.is_index();
+        let unclosed = f
+            .unclosed
+            .map(|(line, column)| (f.loc.clone(), index, line, column));
+        let note_unclosed = || -> PyResult<()> {
+            if let Some((loc, index, line, column)) = &unclosed {
+                let args = (doc, loc.as_deref(), *index, *line, *column);
+                calls.note_unclosed.bind(py).call1(args)?;
+            }
+            Ok(())
+        };
         let loc = f.loc.unwrap_or_default();
         let mut more = Vec::new(); // further <loc>s: records of their own, after this one
         let ok = if self.core.is_index() {
             for ext in f.exts {
                 note(py, calls, doc, ext, &mut more)?; // (an index's records: no extensions)
             }
+            note_unclosed()?;
             calls.emit_ref.bind(py).call1((doc, loc, f.lastmod))?
         } else if f.exts.is_empty() {
+            note_unclosed()?;
             let args = (doc, loc, f.lastmod, f.changefreq, f.priority);
             calls.emit_entry.bind(py).call1(args)?
         } else {
@@ -348,6 +358,7 @@ impl PyBlockScanner {
                     }
                 }
             }
+            note_unclosed()?;
             let args = (
                 doc,
                 loc,

@@ -374,6 +374,26 @@ def test_a_record_inside_a_record_is_the_scanners(
         assert _scanned(cut_at(index, [at])) == (parse(index, fast=False), 2), at
 
 
+@needs_compiled
+def test_what_a_record_run_into_notes_comes_before_its_unclosed_entry() -> None:
+    """The problems of a record the next one ran into come in the exact path's order: what
+    its extensions note when they close, then ``unclosed-entry`` where the next one starts
+    (the differential fuzz, seed 35, found them the other way round)."""
+    block = (
+        "<url><loc>https://example.com/x</loc><image:image><image:title>t</image:title>"
+        "</image:image><url><loc>https://example.com/y</loc></url></url>"
+    )
+    root = f' xmlns:image="{IMAGE_NS}"'
+    fast, taken = _read_between_plain(block, root)
+    assert taken == 4
+    kinds = [e.kind for e in fast if isinstance(e, Problem)]
+    assert kinds == [ProblemKind.IMAGE_MISSING_LOC, ProblemKind.UNCLOSED_ENTRY]
+    plain = "<url><loc>https://example.com/p</loc></url>"
+    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    for at in range(1, len(doc), 3):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+
+
 _MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
 
 

@@ -13,8 +13,9 @@ is the record's (with its fields), each further one a record of its own without 
 nested) is emitted as it stands, and the new one is read at its depth (``unclosed-entry``);
 a record the end of the document cuts is emitted when its ``<loc>`` had closed
 (``cut-entry``, ``keep_cut``); a field given twice (two ``<lastmod>``) keeps the last one,
-counted (``repeated-element``). The compiled block scanner hands such blocks to expat, so
-this is the one place that repairs them.
+counted (``repeated-element``). The compiled block scanner repairs the blocks it reads the
+same way, its notes made by the same ``._records`` functions; a record whose end tag is
+missing and a record cut by the end, it hands to expat, and this repairs them.
 
 These are the parser's hottest functions: they read attributes of their own object only,
 and character data reaches Python only while a value is captured.
