@@ -6,6 +6,18 @@
 //! with it, so that no Python object is made for a URL robots.txt allows.
 //!
 //! Remote bytes never panic here: every index is bounded by the slice it reads.
+//!
+//! A hostile robots.txt's cost is bounded as the reference bounds it (the same answers): a
+//! rule given again is kept once, the rules without `*` are found by a lookup of the path's
+//! prefixes, and of the rules with `*` only the first [`WILDCARD_RULES_MAX`] of a group (in
+//! the file's order) are kept, the rest counted in [`Group::dropped`].
+
+use std::collections::{HashMap, HashSet};
+
+/// The rules with `*` a group keeps (the reference's `WILDCARD_RULES_MAX`).
+pub const WILDCARD_RULES_MAX: usize = 500;
+/// A group of at most so many rules is tried rule by rule (the reference's `_LINEAR_MAX`).
+const LINEAR_MAX: usize = 32;
 
 /// One `Allow` or `Disallow` line: the pattern's octets between its `*`, normalised, and
 /// whether a final `$` anchors it.
@@ -16,6 +28,8 @@ pub struct Rule {
     pub written: String,
     /// The normalised pattern's length with its `$`: the longest match wins.
     pub length: usize,
+    /// The normalised pattern with its `$` (two rules of one pattern and verdict are one).
+    pattern: Vec<u8>,
     pieces: Vec<Vec<u8>>,
     anchored: bool,
 }
@@ -28,15 +42,33 @@ impl Rule {
         } else {
             value
         };
-        let mut normal = Vec::with_capacity(body.len());
+        let mut normal = Vec::with_capacity(body.len() + 1);
         normalise(body, &mut normal);
+        let mut pieces: Vec<Vec<u8>> = normal.split(|&b| b == b'*').map(<[u8]>::to_vec).collect();
+        if pieces.len() > 2 {
+            // ("**" matches as "*": the empty pieces between are dropped)
+            let last = pieces.pop().unwrap_or_default();
+            let mut kept = vec![std::mem::take(&mut pieces[0])];
+            kept.extend(pieces.drain(1..).filter(|piece| !piece.is_empty()));
+            kept.push(last);
+            pieces = kept;
+        }
+        if anchored {
+            normal.push(b'$');
+        }
         Rule {
             allow,
             written: String::from_utf8_lossy(value).into_owned(),
-            length: normal.len() + usize::from(anchored),
-            pieces: normal.split(|&b| b == b'*').map(<[u8]>::to_vec).collect(),
+            length: normal.len(),
+            pattern: normal,
+            pieces,
             anchored,
         }
+    }
+
+    /// No `*`: it matches the paths it starts (or, anchored, the one it is).
+    fn literal(&self) -> bool {
+        self.pieces.len() == 1
     }
 
     /// Whether `path` (normalised) matches: each piece found at the leftmost place after
@@ -86,24 +118,104 @@ pub struct Group {
     /// The product token the groups name, or `*`.
     pub agent: String,
     pub rules: Vec<Rule>,
+    /// The rules with `*` past [`WILDCARD_RULES_MAX`], left out.
+    pub dropped: usize,
+    index: Option<Index>,
 }
 
 impl Group {
-    fn of(agent: &str, mut rules: Vec<Rule>) -> Group {
-        rules.sort_by_key(|rule| (std::cmp::Reverse(rule.length), !rule.allow));
+    fn of(agent: &str, rules: Vec<Rule>) -> Group {
+        let mut seen = HashSet::new();
+        let (mut wildcards, mut dropped) = (0, 0);
+        let mut kept = Vec::with_capacity(rules.len());
+        for rule in rules {
+            if !seen.insert((rule.allow, rule.pattern.clone())) {
+                continue; // (the first as long decides before it: never decides)
+            }
+            if !rule.literal() {
+                wildcards += 1;
+                if wildcards > WILDCARD_RULES_MAX {
+                    dropped += 1;
+                    continue;
+                }
+            }
+            kept.push(rule);
+        }
+        kept.sort_by_key(|rule| (std::cmp::Reverse(rule.length), !rule.allow));
+        let index = (kept.len() > LINEAR_MAX).then(|| Index::of(&kept));
         Group {
             agent: agent.to_owned(),
-            rules,
+            rules: kept,
+            dropped,
+            index,
         }
     }
 
     /// The rule that decides for `path` (normalised); None when none matches.
     pub fn decide(&self, path: &[u8]) -> Option<&Rule> {
-        self.rules.iter().find(|rule| rule.matches(path))
+        match &self.index {
+            Some(index) => index.decide(&self.rules, path),
+            None => self.rules.iter().find(|rule| rule.matches(path)),
+        }
     }
 
     pub fn disallows(&self, path: &[u8]) -> bool {
         self.decide(path).is_some_and(|rule| !rule.allow)
+    }
+}
+
+/// A large group's rules found without trying each (the reference's `_Index`): the rules
+/// without `*` by their text, the others tried in order; each named by its rank.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Index {
+    /// A literal rule's text -> the first rank of that text.
+    starts: HashMap<Vec<u8>, usize>,
+    /// The same of the anchored ones (text without its `$`).
+    whole: HashMap<Vec<u8>, usize>,
+    /// The lengths of `starts`'s texts, longest first.
+    lengths: Vec<usize>,
+    /// The ranks of the rules with `*`, in order.
+    wildcards: Vec<usize>,
+}
+
+impl Index {
+    fn of(rules: &[Rule]) -> Index {
+        let mut index = Index::default();
+        for (rank, rule) in rules.iter().enumerate() {
+            if !rule.literal() {
+                index.wildcards.push(rank);
+            } else if let Some(text) = rule.pieces.first() {
+                let map = if rule.anchored {
+                    &mut index.whole
+                } else {
+                    &mut index.starts
+                };
+                map.entry(text.clone()).or_insert(rank);
+            }
+        }
+        let lengths: HashSet<usize> = index.starts.keys().map(Vec::len).collect();
+        index.lengths = lengths.into_iter().collect();
+        index.lengths.sort_unstable_by(|a, b| b.cmp(a));
+        index
+    }
+
+    fn decide<'a>(&self, rules: &'a [Rule], path: &[u8]) -> Option<&'a Rule> {
+        // The literal rule that matches first: the anchored one the path is (longer than
+        // any prefix), else the longest prefix ...
+        let best = self.whole.get(path).copied().or_else(|| {
+            self.lengths
+                .iter()
+                .filter_map(|&length| path.get(..length))
+                .find_map(|start| self.starts.get(start).copied())
+        });
+        let end = best.unwrap_or(rules.len());
+        // ... unless a rule with `*` before it matches.
+        self.wildcards
+            .iter()
+            .take_while(|&&rank| rank < end)
+            .filter_map(|&rank| rules.get(rank))
+            .find(|rule| rule.matches(path))
+            .or_else(|| best.and_then(|rank| rules.get(rank)))
     }
 }
 
@@ -432,6 +544,41 @@ mod tests {
         assert_eq!(judge(&robots, "http://e/2"), (false, true));
         assert_eq!(judge(&robots, "http://e/1/y"), (true, false));
         assert!(parse(b"Disallow: /\n", "mybot").allows_all());
+    }
+
+    #[test]
+    fn a_hostile_robots_txt_keeps_few_rules_to_try() {
+        let mut body = String::from("User-agent: *\nDisallow: /private/\n");
+        for i in 0..WILDCARD_RULES_MAX + 3 {
+            body.push_str(&format!(
+                "Disallow: *q{i}z\nDisallow: /p/{i}/\nDisallow: /a**b*\n"
+            ));
+        }
+        let robots = parse(body.as_bytes(), "bot");
+        let group = robots.anyone.as_ref().unwrap();
+        // "/a**b*" kept once; the "*q..z" past the bound (the first 499 and it make 500) dropped.
+        assert_eq!(group.dropped, 4);
+        assert_eq!(
+            group.rules.iter().filter(|r| !r.literal()).count(),
+            WILDCARD_RULES_MAX
+        );
+        assert_eq!(group.rules.len(), 2 * WILDCARD_RULES_MAX + 4);
+        for url in [
+            "/private/x",
+            "/p/7/x",
+            "/q7z",
+            "/q501z",
+            "/a/b",
+            "/p/1/q1z",
+            "/",
+        ] {
+            let mut path = Vec::new();
+            path_of(&format!("https://e.invalid{url}"), &mut path);
+            let in_order = group.rules.iter().find(|rule| rule.matches(&path));
+            assert_eq!(group.decide(&path), in_order, "{url}");
+        }
+        let judged = |url: &str| judge(&robots, &format!("https://e.invalid{url}")).0;
+        assert!(judged("/x/q7z") && judged("/p/9/") && !judged("/x/q501z"));
     }
 
     proptest! {

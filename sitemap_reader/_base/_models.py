@@ -247,6 +247,8 @@ class ProblemKind(str, enum.Enum):
     ROBOTS_DISALLOWED = "robots-disallowed"
     ROBOTS_DISALLOWED_SITEMAP = "robots-disallowed-sitemap"
     SITEMAP_NOT_IN_ROBOTS = "sitemap-not-in-robots"
+    # A robots.txt group of more rules with "*" than the matcher keeps (a bound on its cost).
+    ROBOTS_RULES_DROPPED = "robots-rules-dropped"
     TOO_DEEP = "too-deep"
     CYCLE = "cycle"
     DUPLICATE = "duplicate"

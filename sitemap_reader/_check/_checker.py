@@ -87,6 +87,7 @@ KIND_CODES: dict[ProblemKind, str] = {
     ProblemKind.ROBOTS_DISALLOWED: "robots-disallowed-url",
     ProblemKind.ROBOTS_DISALLOWED_SITEMAP: "robots-disallowed-sitemap",
     ProblemKind.SITEMAP_NOT_IN_ROBOTS: "sitemap-not-in-robots",
+    ProblemKind.ROBOTS_RULES_DROPPED: "robots-rules-dropped",
     ProblemKind.TOO_DEEP: "too-deep",
     ProblemKind.CYCLE: "cycle",
     ProblemKind.DUPLICATE: "sitemap-named-twice",

@@ -94,6 +94,8 @@ _TABLE = (
      "allow the sitemap's URL in robots.txt (an Allow: line for its path)"),
     ("R110", "sitemap-not-in-robots", N, "a sitemap robots.txt does not name",
      "add a Sitemap: line for it to robots.txt"),
+    ("R111", "robots-rules-dropped", W, "robots.txt has more rules with '*' than are read",
+     "merge the rules with '*' (at most 500 in a group): the ones past them are ignored"),
     # -- HTTP
     ("H201", "http-status", E, "the document answers an HTTP error status",
      "make the URL answer 200, or stop naming it"),
@@ -330,6 +332,16 @@ _DETAILS: dict[str, tuple[str, str]] = {
             "it only if one of those indexes lists it."
         ),
         "robots.txt has no Sitemap: line; /sitemap.xml answers 200",
+    ),
+    "R111": (
+        (
+            "A group of robots.txt holds more than 500 rules with '*': each must be tried on "
+            "every URL, so the reader keeps the first 500 (in the file's order) and ignores "
+            "the rest, as it ignores a robots.txt past its first 500 KiB. The URLs only those "
+            "would disallow are read (and, with --robots obey, kept); other crawlers may "
+            "bound such files otherwise."
+        ),
+        "Disallow: *?id=1, Disallow: *?id=2, ... 20,000 such lines",
     ),
     # -- HTTP
     "H201": (

@@ -136,6 +136,14 @@ def _(s: Served) -> Setup:
     return Setup((s.a("/"),))
 
 
+@case("R111")
+def _(s: Served) -> Setup:
+    wild = "".join(f"Disallow: /*?id={i}$\n" for i in range(501))  # one past the bound
+    s.add("/robots.txt", text(f"User-agent: *\n{wild}Sitemap: {s.a('/s.xml')}\n"))
+    good(s, "/s.xml")
+    return Setup((s.a("/"),), config=REPORT)
+
+
 # -- HTTP ------------------------------------------------------------------------------------
 
 

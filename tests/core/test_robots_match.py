@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 
 from sitemap_reader import ScopePolicy
 from sitemap_reader._core._formats._robots import product_token
-from sitemap_reader._core._formats._robots_rules import RobotsRules, normalise, path_of
+from sitemap_reader._core._formats._robots_rules import (
+    WILDCARD_RULES_MAX,
+    RobotsRules,
+    normalise,
+    path_of,
+)
 from sitemap_reader._core._parser import SitemapParser
 from sitemap_reader._core._pure import PURE_ENV, pure_requested
 from sitemap_reader._core._walk._scope import Scope, origin_of
@@ -311,3 +316,100 @@ def test_a_failed_robots_txt_disallows_every_url_of_a_run() -> None:
         _run(locs), scope=OFF, since=None, robots=gate
     )
     assert (data, end, in_scope, said) == (b"", 2, 0, ((2, locs[0]), (0, None)))
+
+
+# -- a hostile robots.txt: its cost bounded, both cores alike --------------------------------
+
+_BOUND = WILDCARD_RULES_MAX
+
+
+def _both(body: bytes, agent: str, urls: list[str]) -> list[tuple[bool, bool]]:
+    """The verdicts of the reference, which must be the crate's."""
+    verdicts = [reference(body, agent, url) for url in urls]
+    if not pure_requested() or _native_or_none() is not None:
+        rules = native().RobotsRules(body, product_token(agent))
+        assert [rules.judge(url) for url in urls] == verdicts
+    return verdicts
+
+
+def test_rules_with_star_past_the_bound_are_left_out_alike() -> None:
+    """Of a group's rules with "*", the first ``WILDCARD_RULES_MAX`` in the file's order are
+    kept (a rule given again counted once), the rest dropped and counted; rules without
+    "*" are all kept, as are the other groups' own."""
+    kept = [f"Disallow: /*?kept={i}$" for i in range(_BOUND - 1)]
+    lines = [
+        "User-agent: *",
+        "Disallow: /*.pdf$",
+        *kept,
+        "Disallow: /*.pdf$",  # (again: not counted)
+        "Disallow: /*?late=1",  # past the bound
+        "Disallow: /*?late=2",
+        "Disallow: /literal/",  # no "*": kept
+        "User-agent: bot",
+        "Disallow: /*?late=1",
+    ]
+    body = "\n".join(lines).encode()
+    urls = [SITE + p for p in ("/a.pdf", f"/a?kept={_BOUND - 2}", "/a?late=1", "/literal/x", "/b")]
+    assert _both(body, "other", urls) == [
+        (True, False),
+        (True, False),
+        (False, False),  # only a dropped rule disallows it
+        (True, False),
+        (False, False),
+    ]
+    assert _both(body, "bot", urls[2:3]) == [(True, False)]  # the bot's own group: one rule
+    anyone = RobotsRules.parse(body, "other").group
+    assert anyone is not None and anyone.dropped == 2
+    assert sum(not r.literal for r in anyone.rules) == _BOUND
+
+
+def test_a_hostile_robots_txt_keeps_few_rules_to_try() -> None:
+    """Work counted, not timed: the 500 KiB files of benchmarks/bench_robots.py's shapes
+    leave at most ``WILDCARD_RULES_MAX`` rules to try one by one on a URL; the rules
+    without "*" are looked up, and a rule given again is kept once."""
+
+    def filled(line: str) -> bytes:
+        body, size, i = ["User-agent: *\n"], 0, 0
+        while size < 500 * 1024:
+            body.append(line.format(i) + "\n")
+            size, i = size + len(body[-1]), i + 1
+        return "".join(body).encode()
+
+    star = RobotsRules.parse(filled("Disallow: *q{0:x}z"), "bot").group
+    runs = RobotsRules.parse(filled("Disallow: /p/{0}" + "*" * 400 + "x"), "bot").group
+    prefixes = RobotsRules.parse(filled("Disallow: /p/{0}/"), "bot").group
+    repeated = RobotsRules.parse(filled("Disallow: /*.pdf$"), "bot").group
+    assert star is not None and runs is not None and prefixes is not None
+    assert star.index is not None and len(star.index.wildcards) == _BOUND
+    assert star.dropped > 20_000
+    # "*" runs match as one "*": three pieces to find, not 401.
+    assert runs.index is not None and {len(r.pieces) for r in runs.rules} == {2}
+    assert prefixes.index is not None and prefixes.index.wildcards == ()
+    assert len(prefixes.rules) > 25_000 and prefixes.dropped == 0
+    assert repeated is not None and len(repeated.rules) == 1
+    urls = [SITE + p for p in ("/p/7/x", "/p/77", "/q/1z", "/a.pdf", "/p/3/axx")]
+    for body in (filled("Disallow: *q{0:x}z"), filled("Disallow: /p/{0}/")):
+        assert _both(body, "bot", urls)
+
+
+@pytest.mark.usefixtures("built")
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=st.lists(st.builds("{}: {}".format, st.sampled_from(["Allow", "Disallow"]), _value),
+                   min_size=30, max_size=90),
+    urls=st.lists(_url, min_size=1, max_size=10),
+)  # fmt: skip
+def test_large_groups_are_judged_by_the_index_as_rule_by_rule(
+    rules: list[str], urls: list[str]
+) -> None:
+    """A group of more than a few rules is judged through its index (the rules without "*"
+    looked up by the path's prefixes): the crate as the reference, and the reference as
+    trying each rule in order would."""
+    body = ("User-agent: *\n" + "\n".join(rules)).encode("utf-8", "surrogateescape")
+    group = RobotsRules.parse(body, "bot").group
+    for url in urls:
+        if group is not None and group.index is not None:
+            path = path_of(url)
+            in_order = next((r for r in group.rules if r.matches(path)), None)
+            assert group.decide(path) is in_order, (body, url)
+        assert compiled(body, "bot", url) == reference(body, "bot", url), (body, url)

@@ -10,6 +10,7 @@ from pathlib import Path
 from pytest_aiohttp.plugin import AiohttpServer
 
 from sitemap_reader import ProblemKind, ReaderConfig, RobotsPolicy, Status
+from sitemap_reader._core._formats._robots_rules import WILDCARD_RULES_MAX
 from tests.support.http_site import (
     FAST,
     Served,
@@ -160,3 +161,25 @@ async def test_obey_does_not_follow_a_redirect_to_a_sitemap_robots_txt_disallows
 
     run = await walk(s.a("/old.xml"), config=REPORT)
     assert s.count("/maps/given.xml") == 1 and run.locs == [s.a("/maps/g")]
+
+
+async def test_a_robots_txt_past_the_bound_on_rules_with_star_is_read_up_to_it(
+    aiohttp_server: AiohttpServer,
+) -> None:
+    """A group of more rules with "*" than the matcher keeps (each is tried on every URL):
+    the first ``WILDCARD_RULES_MAX`` are obeyed, the rest left out, and a problem on the
+    robots.txt says how many; the URLs only those would disallow are kept."""
+    s = await serve(aiohttp_server)
+    wild = "".join(f"Disallow: /*?id={i}$\n" for i in range(WILDCARD_RULES_MAX + 2))
+    s.add("/robots.txt", text(f"User-agent: *\nDisallow: /private/\n{wild}"
+                              f"Sitemap: {s.a('/s.xml')}\n"))  # fmt: skip
+    listed = ["/a", "/private/1", "/p?id=0", f"/p?id={WILDCARD_RULES_MAX - 1}",
+              f"/p?id={WILDCARD_RULES_MAX}", f"/p?id={WILDCARD_RULES_MAX + 1}"]  # fmt: skip
+    s.add("/s.xml", xml(urlset(*map(s.a, listed))))
+    run = await walk(s.a("/"), config=OBEY)
+    assert sorted(run.locs) == sorted(s.a(p) for p in (listed[0], *listed[4:]))
+    assert dict(run.report(s.a("/s.xml")).dropped) == {"robots": 3}
+    dropped = run.problem("robots-rules-dropped")
+    assert (dropped.url, dropped.count) == (s.a("/robots.txt"), 2)
+    assert "2 rules of user-agent *" in dropped.message
+    assert dropped in run.report(s.a("/robots.txt")).problems

@@ -16,12 +16,19 @@ upper case.
 -- Section 2.2.3: ``*`` matches any run of characters, a final ``$`` the end of the path.
 -- Section 2.3.1: a robots.txt that answered 4xx allows everything; one that failed (5xx,
 no connection) disallows everything (``DISALLOW_ALL``).
+
+A hostile robots.txt's cost is bounded (both cores alike, the same answers): a rule given
+again (the same pattern, the same verdict) is kept once, since the first always decides
+before it; a group's rules without ``*`` are found by a lookup of the path's prefixes, not
+tried one by one; and of the rules with ``*``, which must be tried, only the first
+``WILDCARD_RULES_MAX`` of a group (in the file's order) are kept, the rest dropped and
+counted (``Group.dropped``: the walk reports them).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._robots import PRODUCT_TOKEN, RECORD_LINE, product_token
 
@@ -37,6 +44,11 @@ _ESCAPE = re.compile(rb'%([0-9A-Fa-f]{2})|[%"<>\\^`{|}]|[^\x21-\x7e]')
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _AUTHORITY = re.compile(r"[^/?#]*")
 _SITEMAP_KEYS = frozenset({"sitemap", "sitemaps", "site-map", "site map"})
+# The rules with "*" a group keeps: each is tried on every URL the index leaves (its cost is
+# the path's length), so a robots.txt of 500 KiB of them would cost ~50,000 tries a URL.
+WILDCARD_RULES_MAX = 500
+# A group of at most so many rules is tried rule by rule (a lookup costs more than it saves).
+_LINEAR_MAX = 32
 
 
 def normalise(path: bytes) -> str:
@@ -89,7 +101,15 @@ class Rule:
     def of(cls, allow: bool, written: str) -> Rule:
         anchored = written.endswith("$")
         body = normalise(_octets(written[:-1] if anchored else written))
-        return cls(allow, written, body + "$" * anchored, tuple(body.split("*")), anchored)
+        pieces = body.split("*")
+        if len(pieces) > 2:  # ("**" matches as "*": the empty pieces between are dropped)
+            pieces = [pieces[0], *filter(None, pieces[1:-1]), pieces[-1]]
+        return cls(allow, written, body + "$" * anchored, tuple(pieces), anchored)
+
+    @property
+    def literal(self) -> bool:
+        """No ``*``: it matches the paths it starts (or, anchored, the one it is)."""
+        return len(self.pieces) == 1
 
     def matches(self, path: str) -> bool:
         """Whether ``path`` (normalised) matches: each piece between the ``*`` found at the
@@ -116,25 +136,89 @@ class Rule:
 @dataclass(frozen=True, slots=True)
 class Group:
     """The merged groups that apply to one agent: their rules, longest first and an
-    ``Allow`` before a ``Disallow`` as long, so that the first that matches decides."""
+    ``Allow`` before a ``Disallow`` as long, so that the first that matches decides;
+    ``dropped``, the rules with ``*`` past ``WILDCARD_RULES_MAX``, left out."""
 
     agent: str  # the product token the groups name, or "*"
     rules: tuple[Rule, ...]
     prefixes: tuple[str, ...]  # each rule's text before its first "*": a quick test
+    dropped: int = 0
+    index: _Index | None = field(default=None, compare=False)  # (a large group's)
 
     @classmethod
     def of(cls, agent: str, rules: list[Rule]) -> Group:
-        ordered = sorted(rules, key=lambda r: (-len(r.pattern), not r.allow))
-        return cls(agent, tuple(ordered), tuple(r.pieces[0] for r in ordered))
+        kept: list[Rule] = []
+        seen: set[tuple[bool, str]] = set()
+        wildcards = dropped = 0
+        for rule in rules:
+            key = (rule.allow, rule.pattern)
+            if key in seen:  # (the first as long decides before it: never decides)
+                continue
+            seen.add(key)
+            if not rule.literal:
+                wildcards += 1
+                if wildcards > WILDCARD_RULES_MAX:
+                    dropped += 1
+                    continue
+            kept.append(rule)
+        ordered = tuple(sorted(kept, key=lambda r: (-len(r.pattern), not r.allow)))
+        index = _Index.of(ordered) if len(ordered) > _LINEAR_MAX else None
+        return cls(agent, ordered, tuple(r.pieces[0] for r in ordered), dropped, index)
 
     def decide(self, path: str) -> Rule | None:
         """The rule that decides for ``path`` (normalised); None when none matches."""
+        if self.index is not None:
+            return self.index.decide(self.rules, path)
         if not path.startswith(self.prefixes):
             return None
         for rule in self.rules:
             if rule.matches(path):
                 return rule
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """A large group's rules found without trying each: the rules without ``*`` by their
+    text (a path's prefix, or the path itself when anchored), the others tried in order;
+    each rule named by its rank in the group's order (the first that matches decides)."""
+
+    starts: dict[str, int]  # a literal rule's text -> the first rank of that text
+    whole: dict[str, int]  # the same of the anchored ones (text without its "$")
+    lengths: tuple[int, ...]  # the lengths of ``starts``'s texts, longest first
+    wildcards: tuple[tuple[int, Rule], ...]  # the rules with "*", with their rank, in order
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...]) -> _Index:
+        starts: dict[str, int] = {}
+        whole: dict[str, int] = {}
+        wildcards = []
+        for rank, rule in enumerate(rules):
+            if not rule.literal:
+                wildcards.append((rank, rule))
+            else:
+                (whole if rule.anchored else starts).setdefault(rule.pieces[0], rank)
+        lengths = tuple(sorted({len(text) for text in starts}, reverse=True))
+        return cls(starts, whole, lengths, tuple(wildcards))
+
+    def decide(self, rules: tuple[Rule, ...], path: str) -> Rule | None:
+        # The literal rule that matches first: the anchored one the path is (it is longer
+        # than any prefix), else the longest prefix.
+        best = self.whole.get(path)
+        if best is None:
+            size = len(path)
+            for length in self.lengths:
+                if length <= size:
+                    best = self.starts.get(path[:length])
+                    if best is not None:
+                        break
+        end = len(rules) if best is None else best
+        for rank, rule in self.wildcards:  # ... unless a rule with "*" before it matches
+            if rank >= end:
+                break
+            if rule.matches(path):
+                return rule
+        return None if best is None else rules[best]
 
 
 def parse_groups(body: bytes | str, product: str) -> tuple[Group | None, Group | None]:

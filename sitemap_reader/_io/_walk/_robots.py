@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 from ..._base._models import Problem, ProblemKind
 from ..._base._words import plural
 from ..._core._formats._robots import product_token
-from ..._core._formats._robots_rules import ALLOW_ALL, DISALLOW_ALL, RobotsRules
+from ..._core._formats._robots_rules import (
+    ALLOW_ALL,
+    DISALLOW_ALL,
+    WILDCARD_RULES_MAX,
+    RobotsRules,
+)
 from ..._core._walk._scope import origin_of
 
 if TYPE_CHECKING:
@@ -29,6 +34,22 @@ class Rulings:
     def allows_all(self) -> bool:
         return self.agent.allows_all and self.anyone.allows_all
 
+    def dropped(self, robots_url: str) -> Problem | None:
+        """The problem saying that the bound on rules with ``*`` left some out, or None."""
+        groups = [r.group for r in {id(r): r for r in (self.agent, self.anyone)}.values()]
+        left = [(g.agent, g.dropped) for g in groups if g is not None and g.dropped]
+        if not left:
+            return None
+        said = ", ".join(f"{plural(n, 'rule')} of user-agent {agent}" for agent, n in left)
+        return Problem(
+            kind=ProblemKind.ROBOTS_RULES_DROPPED,
+            url=robots_url,
+            message=f"robots.txt has more than {WILDCARD_RULES_MAX:,} rules with '*' in one "
+            f"group: {said} past them left out (each is tried on every URL), so the URLs "
+            "only they would disallow are kept",
+            count=sum(n for _, n in left),
+        )
+
 
 NO_RULES = Rulings(ALLOW_ALL, ALLOW_ALL)
 CLOSED = Rulings(DISALLOW_ALL, DISALLOW_ALL)
@@ -46,11 +67,13 @@ class RobotsBook:
     bodies: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     _compiled: dict[str, _native.RobotsRules] = field(default_factory=dict)
 
-    def read(self, origin: str, body: bytes, user_agent: str) -> None:
+    def read(self, origin: str, body: bytes, user_agent: str) -> Rulings:
         agent, anyone = RobotsRules.parse_both(body, user_agent)
-        self.add(origin, Rulings(agent, anyone))
+        rulings = Rulings(agent, anyone)
+        self.add(origin, rulings)
         if origin:
             self.bodies[origin] = (body, product_token(user_agent))
+        return rulings
 
     def add(self, origin: str, rulings: Rulings) -> None:
         if origin:

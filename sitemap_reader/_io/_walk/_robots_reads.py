@@ -94,9 +94,13 @@ class RobotsGate:
             return RobotsRead(result, body, RobotsSitemaps((), ()) if error else None)
         if self._config.pace.obey_crawl_delay:
             self._obey_crawl_delay(url, data)
+        found = sitemap_urls(data, final)
         if self._book is not None:
-            self._book.read(origin_of(final), data, self._config.user_agent)
-        return RobotsRead(result, body, sitemap_urls(data, final))
+            rulings = self._book.read(origin_of(final), data, self._config.user_agent)
+            dropped = rulings.dropped(final)
+            if dropped is not None:  # (reported with the robots.txt's own problems)
+                found = RobotsSitemaps(found.refs, (*found.problems, dropped))
+        return RobotsRead(result, body, found)
 
     def _obey_crawl_delay(self, robots_url: str, data: bytes) -> None:
         """Pace the robots.txt's host by its Crawl-delay for the reader's user agent."""
