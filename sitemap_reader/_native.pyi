@@ -19,6 +19,7 @@ __all__ = [
     "Interface",
     "LineWriter",
     "RobotsRules",
+    "RobotsRulesByOrigin",
     "TextScanner",
     "__version__",
     "build_profile",
@@ -121,6 +122,8 @@ class _RobotsParameters(Protocol):
     @property
     def prefix(self) -> str: ...
     @property
+    def others(self) -> RobotsRulesByOrigin | None: ...
+    @property
     def obey(self) -> bool: ...
 
 class _SinceParameters(Protocol):
@@ -155,6 +158,15 @@ class RobotsRules:
     @property
     def allows_all(self) -> bool:
         """Whether no URL is disallowed, for the agent or for ``*``."""
+
+@final
+class RobotsRulesByOrigin:
+    """The ``RobotsRules`` of every origin whose robots.txt the walk read, by origin
+    (``scheme://host[:port]`` as ``origin_of`` writes it): the gate judges a loc on another
+    origin than its ``prefix``'s by them (``src/lines/gate.rs``)."""
+
+    def __new__(cls, rules: dict[str, RobotsRules]) -> RobotsRulesByOrigin: ...
+    def __len__(self) -> int: ...
 
 @final
 class BlockScanner:

@@ -489,6 +489,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBlockScanner>()?;
     m.add_class::<PyEntries>()?;
     m.add_class::<crate::pyrobots::PyRobots>()?;
+    m.add_class::<crate::pyrobots::PyByOrigin>()?;
     m.add_function(wrap_pyfunction!(caught_panics, m)?)?;
     m.add_function(wrap_pyfunction!(handovers, m)?)?;
     Ok(())

@@ -23,7 +23,7 @@ use crate::lines::{
     instant, write_entries, write_passing, Disallowed, Format, Gate, Passed, RobotsGate,
 };
 use crate::py_block::PyEntries;
-use crate::pyrobots::PyRobots;
+use crate::pyrobots::{PyByOrigin, PyRobots};
 use crate::record::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Video};
 
 #[pyclass(module = "sitemap_reader._native", name = "LineWriter", frozen)]
@@ -248,14 +248,22 @@ fn kept_bytes(py: Python<'_>, out: Vec<u8>) -> Bound<'_, PyBytes> {
 }
 
 /// The robots.txt part of the gate, read by attribute from the walk's `RobotsGate`:
-/// `rules` (a `RobotsRules`), `prefix` and `obey`.
+/// `rules` (a `RobotsRules`), `prefix`, `others` (a `RobotsRulesByOrigin` or None) and
+/// `obey`.
 fn robots_gate_of(robots: &Bound<'_, PyAny>) -> PyResult<RobotsGate> {
     let py = robots.py();
     let rules = robots.getattr(intern!(py, "rules"))?;
     let rules = rules.cast::<PyRobots>()?;
+    let others = robots.getattr(intern!(py, "others"))?;
+    let others = if others.is_none() {
+        None
+    } else {
+        Some(Arc::clone(&others.cast::<PyByOrigin>()?.get().rules))
+    };
     Ok(RobotsGate {
         rules: Arc::clone(&rules.get().robots),
         prefix: robots.getattr(intern!(py, "prefix"))?.extract()?,
+        others,
         obey: robots.getattr(intern!(py, "obey"))?.extract()?,
     })
 }

@@ -5,10 +5,13 @@
 
 use std::sync::Arc;
 
+use pyo3::types::PyDict;
+
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 use crate::guard::caught;
+use crate::lines::ByOrigin;
 use crate::robots::{parse, Robots};
 
 #[pyclass(module = "sitemap_reader._native", name = "RobotsRules", frozen)]
@@ -43,5 +46,37 @@ impl PyRobots {
     #[getter]
     fn allows_all(&self) -> bool {
         self.robots.allows_all()
+    }
+}
+
+/// `_native.RobotsRulesByOrigin`: the `RobotsRules` of every origin whose robots.txt the walk
+/// read (the package's `RobotsBook` makes one when it has read another), so that a compiled
+/// run's locs on several origins are each judged by their own origin's rules in the crate.
+#[pyclass(
+    module = "sitemap_reader._native",
+    name = "RobotsRulesByOrigin",
+    frozen
+)]
+pub struct PyByOrigin {
+    pub rules: Arc<ByOrigin>,
+}
+
+#[pymethods]
+impl PyByOrigin {
+    /// `rules`: each origin ("https://host[:port]", as `origin_of` writes it) and its rules.
+    #[new]
+    fn new(rules: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let mut by_origin = ByOrigin::with_capacity(rules.len());
+        for (origin, robots) in rules.iter() {
+            let robots = robots.cast::<PyRobots>()?;
+            by_origin.insert(origin.extract()?, Arc::clone(&robots.get().robots));
+        }
+        Ok(Self {
+            rules: Arc::new(by_origin),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.rules.len()
     }
 }

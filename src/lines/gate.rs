@@ -8,6 +8,7 @@
 //! Python objects (`pylines::gate_of`), never derived here; tests/output/test_compiled_gate.py
 //! holds each rule to its Python statement.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::lines::{write_entries, Format};
@@ -29,13 +30,75 @@ pub struct Gate {
     pub robots: Option<RobotsGate>,
 }
 
-/// The rules of one origin, and whether they are obeyed.
+/// The rules of one origin, those of the other origins whose robots.txt the walk read, and
+/// whether they are obeyed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RobotsGate {
     pub rules: Arc<Robots>,
-    /// The origin's URLs start so ("https://host/"): a loc that does not is the caller's.
+    /// The origin's URLs start so ("https://host/").
     pub prefix: String,
+    /// Every origin the walk read a robots.txt for ("https://host[:port]", as the package's
+    /// `origin_of` writes it), with its rules: a loc on another origin is judged by its own
+    /// origin's rules, or allowed when the walk read none; None: the caller's (as is a loc
+    /// whose origin only `origin_of` can tell).
+    pub others: Option<Arc<ByOrigin>>,
     pub obey: bool,
+}
+
+/// Rules by origin (`RobotsBook`'s, the compiled core's).
+pub type ByOrigin = HashMap<String, Arc<Robots>>;
+
+impl RobotsGate {
+    /// The rules `loc` is judged by: `Some(None)` when the walk read no robots.txt for its
+    /// origin (all allowed), None when only the caller can tell (see [`plain_origin`]).
+    pub fn rules_for(&self, loc: &str) -> Option<Option<&Robots>> {
+        if loc.starts_with(self.prefix.as_str()) {
+            return Some(Some(&self.rules));
+        }
+        let others = self.others.as_ref()?;
+        let origin = plain_origin(loc)?;
+        Some(others.get(origin).map(|rules| &**rules))
+    }
+}
+
+/// The `scheme://host[:port]` that `loc` starts with when it is written as the package's
+/// `origin_of` (yarl's `URL.origin()`) would write it, so that the text is the origin the
+/// walk's book knows it by: `http` or `https`, a host of lower-case letters, digits, `-`
+/// and `.` (no empty label, no punycode, which yarl may rewrite), a port of digits without
+/// a leading zero that is not the scheme's default; None for any other form (userinfo,
+/// upper case, IPv6, escapes), which only the caller's `origin_of` can tell.
+pub fn plain_origin(loc: &str) -> Option<&str> {
+    let (scheme_len, default) = if loc.starts_with("https://") {
+        (8, "443")
+    } else if loc.starts_with("http://") {
+        (7, "80")
+    } else {
+        return None;
+    };
+    let rest = &loc[scheme_len..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let (host, port) = match authority.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (authority, None),
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && !host.starts_with('.')
+        && !host.ends_with('.')
+        && !host.contains("..")
+        && !host.contains("xn--");
+    let port_ok = port.is_none_or(|port| {
+        !port.is_empty()
+            && port.len() <= 5
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && !port.starts_with('0')
+            && port != default
+            && port.parse::<u32>().is_ok_and(|n| n <= 65_535)
+    });
+    (host_ok && port_ok).then(|| &loc[..scheme_len + end])
 }
 
 /// What robots.txt disallowed among the entries judged: for the agent and for `*` (when a
@@ -91,8 +154,8 @@ impl Gate {
 }
 
 /// Append the lines of the entries of `entries` that pass `gate`, at most `room` of them in
-/// scope, to `out`; stop at the first the fast scope test does not pass, or that is on
-/// another origin than the robots.txt rules'.
+/// scope, to `out`; stop at the first the fast scope test does not pass, or whose origin's
+/// robots.txt rules only the caller can find (see [`RobotsGate::rules_for`]).
 pub fn write_passing(
     format: Format,
     entries: &[Entry],
@@ -109,10 +172,13 @@ pub fn write_passing(
             break;
         }
         if let Some(robots) = &gate.robots {
-            if !entry.loc.starts_with(robots.prefix.as_str()) {
+            let Some(rules) = robots.rules_for(&entry.loc) else {
                 break;
-            }
-            let (agent, anyone) = robots.rules.judge(&entry.loc, &mut path);
+            };
+            let (agent, anyone) = match rules {
+                Some(rules) => rules.judge(&entry.loc, &mut path),
+                None => (false, false), // (no robots.txt read for its origin)
+            };
             if anyone {
                 Disallowed::add(&mut passed.disallowed.anyone, i);
             }
@@ -276,6 +342,7 @@ mod tests {
             robots: Some(RobotsGate {
                 rules: Arc::new(rules.clone()),
                 prefix: "https://e.com/".into(),
+                others: None,
                 obey,
             }),
             ..Gate::default()
@@ -300,5 +367,72 @@ mod tests {
         let passed = write_passing(Format::Txt, &entries, "s", &gate(false), 3, &mut out);
         assert_eq!((passed.read, passed.in_scope, passed.written), (3, 3, 3));
         assert_eq!(passed.disallowed.agent, (1, Some(1)));
+    }
+
+    #[test]
+    fn other_origins_are_judged_by_their_own_rules() {
+        let entries = [
+            entry("https://e.com/private/1", None),
+            entry("https://other.com/private/2", None),
+            entry("https://other.com/mine/3", None),
+            entry("https://unread.com:8443/mine/4", None),
+            entry("https://e.com/mine/5", None),
+            entry("https://Other.com/mine/6", None),
+            entry("https://e.com/7", None),
+        ];
+        let rules = |body: &[u8]| Arc::new(crate::robots::parse(body, "bot"));
+        let others: ByOrigin = [
+            (
+                "https://e.com".into(),
+                rules(b"User-agent: *\nDisallow: /private/\n"),
+            ),
+            (
+                "https://other.com".into(),
+                rules(b"User-agent: *\nDisallow: /mine/\n"),
+            ),
+        ]
+        .into();
+        let gate = Gate {
+            robots: Some(RobotsGate {
+                rules: rules(b"User-agent: *\nDisallow: /private/\n"),
+                prefix: "https://e.com/".into(),
+                others: Some(Arc::new(others)),
+                obey: true,
+            }),
+            ..Gate::default()
+        };
+        let mut out = Vec::new();
+        let passed = write_passing(Format::Txt, &entries, "s", &gate, usize::MAX, &mut out);
+        // (stopped at the upper-case host: only origin_of can tell its origin)
+        assert_eq!((passed.read, passed.in_scope), (5, 3));
+        assert_eq!(passed.disallowed.agent, (2, Some(0)));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "https://other.com/private/2\nhttps://unread.com:8443/mine/4\nhttps://e.com/mine/5\n"
+        );
+    }
+
+    #[test]
+    fn plain_origins_are_the_ones_origin_of_writes_alike() {
+        for (loc, origin) in [
+            ("https://e.com/a", Some("https://e.com")),
+            ("http://e.com:8080?q", Some("http://e.com:8080")),
+            ("https://a-1.b.c", Some("https://a-1.b.c")),
+            ("https://e.com:443/a", None),
+            ("http://e.com:80/a", None),
+            ("http://e.com:080/a", None),
+            ("http://e.com:99999/a", None),
+            ("http://e.com:/a", None),
+            ("https://E.com/a", None),
+            ("https://u@e.com/a", None),
+            ("https://e.com./a", None),
+            ("https://xn--caf-dma.com/a", None),
+            ("https://[::1]/a", None),
+            ("https://e%2ecom/a", None),
+            ("ftp://e.com/a", None),
+            ("https:///a", None),
+        ] {
+            assert_eq!(plain_origin(loc), origin, "{loc}");
+        }
     }
 }

@@ -9,7 +9,9 @@ mod gate;
 mod spell;
 
 use crate::record::{Alternate, DateTime, Entry, Image, News, Video};
-pub use gate::{instant, write_passing, Disallowed, Gate, Passed, RobotsGate};
+pub use gate::{
+    instant, plain_origin, write_passing, ByOrigin, Disallowed, Gate, Passed, RobotsGate,
+};
 pub use spell::{csv_field, float_repr, isoformat, json_number, json_string};
 
 /// The header row of the csv format.

@@ -31,6 +31,7 @@ from tests.support.lines import line_writer, native
 
 OFF = Scope("", ScopePolicy.OFF).filter()  # (every URL passes the scope)
 SITE = "https://shop.invalid"
+OTHER = "http://other.invalid:8080"
 
 
 def reference(body: bytes, user_agent: str, url: str) -> tuple[bool, bool]:
@@ -277,7 +278,10 @@ def _run(locs: list[str]) -> Any:
 @settings(max_examples=300, deadline=None)
 @given(
     paths=st.lists(st.lists(st.sampled_from(_SEGMENTS), max_size=5), min_size=1, max_size=30),
-    hosts=st.lists(st.sampled_from([SITE, SITE, "https://elsewhere.invalid"]), min_size=1),
+    hosts=st.lists(
+        st.sampled_from([SITE, SITE, OTHER, "https://elsewhere.invalid", "https://Odd.invalid"]),
+        min_size=1,
+    ),
     obey=st.booleans(),
 )
 def test_a_compiled_run_is_judged_as_each_url_one_by_one(
@@ -286,18 +290,21 @@ def test_a_compiled_run_is_judged_as_each_url_one_by_one(
     """The crate's line writer judges a run by the gate ``RobotsFilter.gate`` gives
     (``LineWriter.write_run``'s ``robots``) as ``judge`` judges each URL: it leaves out
     (``obey``) or keeps the URLs disallowed for the agent, counts those and the ones
-    disallowed for "*" with the first of each, and stops at a URL of another origin."""
+    disallowed for "*" with the first of each; a URL of another origin is judged by that
+    origin's rules (allowed when the book has none), and it stops at a URL whose origin only
+    ``origin_of`` can tell (upper case)."""
     locs = [hosts[i % len(hosts)] + "/" + "/".join(p) for i, p in enumerate(paths)]
     run = _run(locs)
     for agent in ("sitemap-reader", "MyBot/1"):
         book = RobotsBook()
         book.read(SITE, _BATCH_RULES.encode(), agent)
+        book.read(OTHER, b"User-agent: *\nDisallow: /ab\n", agent)
         one_by_one = RobotsFilter(book)
         gate = RobotsFilter(book).gate(SITE + "/", obey)
         data, end, in_scope, written, said = line_writer("txt").write_run(
             run, scope=OFF, since=None, robots=gate
         )
-        judged = locs[: next((i for i, u in enumerate(locs) if not u.startswith(SITE)), None)]
+        judged = locs[: next((i for i, u in enumerate(locs) if "Odd" in u), None)]
         assert end == len(judged)
         verdicts = [one_by_one.judge(loc) for loc in judged]
         kept = [loc for loc, (a, _) in zip(judged, verdicts, strict=True) if not (a and obey)]

@@ -11,10 +11,20 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp.plugin import AiohttpServer
 
-from sitemap_reader import ProblemKind, ReaderConfig, RobotsPolicy, ScopePolicy
+from sitemap_reader import (
+    LinePlan,
+    Lines,
+    ProblemKind,
+    ReaderConfig,
+    RobotsPolicy,
+    ScopePolicy,
+    SitemapReader,
+)
 from sitemap_reader._base._config import CHECK_ROBOTS, WALK_ROBOTS
 from sitemap_reader._core._formats._robots_rules import RobotsRules
 from sitemap_reader._core._pure import PURE_ENV
+from sitemap_reader._core._xml._core_choice import COMPILED
+from sitemap_reader._io._walk._robots import RobotsFilter
 from tests.support.cli import main_captured, run_cli
 from tests.support.http_site import (
     FAST,
@@ -183,3 +193,42 @@ def test_the_default_is_the_runs_own() -> None:
     assert ReaderConfig().robots is None
     assert (WALK_ROBOTS, CHECK_ROBOTS) == (RobotsPolicy.IGNORE, RobotsPolicy.REPORT)
     assert ReaderConfig(robots="obey").robots is RobotsPolicy.OBEY  # type: ignore[arg-type]
+
+
+async def test_a_compiled_run_on_several_origins_is_judged_in_the_crate(
+    aiohttp_server: AiohttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scope off, the sitemap on 127.0.0.1 lists URLs of localhost (whose robots.txt the
+    walk read too) and of a host it read none for, interleaved: the crate judges each by
+    its own origin's rules (no Python judgement a URL, counted), as Python would; only the
+    URL whose origin only ``origin_of`` can tell (an upper-case host) is judged in Python."""
+    if not COMPILED:
+        pytest.skip("the compiled core is off here (SITEMAP_READER_PURE): no compiled runs")
+    s = await serve(aiohttp_server)
+    read = threading.Event()  # the sitemap is served once localhost's robots.txt was read
+    s.add("/robots.txt", text(f"User-agent: *\nDisallow: /a/\nSitemap: {s.a('/s.xml')}\n"),
+          host="127.0.0.1")  # fmt: skip
+    s.add("/robots.txt", then_set(text("User-agent: *\nDisallow: /b/\n"), read), host="localhost")
+    odd = f"http://LOCALHOST:{s.port}/b/odd"
+    locs = [u for i in range(50) for u in (s.a(f"/a/{i}"), s.a(f"/{i}"), s.b(f"/b/{i}"),
+                                           s.b(f"/{i}"), f"http://unread.invalid/b/{i}")]  # fmt: skip
+    locs.insert(120, odd)
+    s.add("/s.xml", gated(xml(urlset(*locs)), read))
+    judged: list[str] = []
+    judge = RobotsFilter.judge
+
+    def counted(self: RobotsFilter, url: str) -> tuple[bool, bool]:
+        judged.append(url)
+        return judge(self, url)
+
+    monkeypatch.setattr(RobotsFilter, "judge", counted)
+    config = dataclasses.replace(OBEY, scope=ScopePolicy.OFF)
+    out = b""
+    async with SitemapReader(config) as reader:
+        async for batch in reader.line_batches(s.a("/"), s.b("/"), plan=LinePlan("txt")):
+            out += b"".join(e.data for e in batch if isinstance(e, Lines))
+    kept = [u for u in locs if ("/a/" not in u and "/b/" not in u) or "unread" in u]
+    assert out.decode().splitlines() == kept
+    # In Python: the odd URL (left out by localhost's rules, found by origin_of); the first
+    # URL disallowed, again for its rule's text; the sitemap's own URL, before its fetch.
+    assert sorted(judged) == sorted([odd, s.a("/a/0"), s.a("/s.xml")])

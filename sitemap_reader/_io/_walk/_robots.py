@@ -66,6 +66,9 @@ class RobotsBook:
     # core's rules (``compiled``), made on the first compiled run that needs them.
     bodies: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     _compiled: dict[str, _native.RobotsRules] = field(default_factory=dict)
+    # Every origin's compiled rules, for a compiled run whose locs are on several origins:
+    # made again once the book has changed.
+    _by_origin: _native.RobotsRulesByOrigin | None = None
 
     def read(self, origin: str, body: bytes, user_agent: str) -> Rulings:
         agent, anyone = RobotsRules.parse_both(body, user_agent)
@@ -80,6 +83,7 @@ class RobotsBook:
             self.rules[origin] = rulings
             self.bodies.pop(origin, None)
             self._compiled.pop(origin, None)
+            self._by_origin = None
 
     def for_origin(self, origin: str) -> Rulings:
         return self.rules.get(origin, NO_RULES)
@@ -98,6 +102,15 @@ class RobotsBook:
             rules = self._compiled[origin] = _native.RobotsRules(body, product)
         return rules
 
+    def by_origin(self) -> _native.RobotsRulesByOrigin:
+        """The compiled core's rules of every origin in the book, by origin."""
+        if self._by_origin is None:
+            from ... import _native
+
+            rules = {origin: self.compiled(origin) for origin in self.rules}
+            self._by_origin = _native.RobotsRulesByOrigin(rules)
+        return self._by_origin
+
 
 # What the compiled rules of an origin whose robots.txt failed are: CLOSED's verdicts
 # (everything disallowed for the agent; "*" judged as the agent).
@@ -108,11 +121,14 @@ _CLOSED = b"User-agent: *\nDisallow: /\n"
 class RobotsGate:
     """What the compiled core's line writer reads (``LineWriter.write_run``'s ``robots``, by
     attribute) to judge a run's locs by robots.txt: the ``rules`` of the origin whose URLs
-    start with ``prefix``, and whether they are obeyed (``obey``: the URLs they disallow for
-    the agent are left out) or only counted."""
+    start with ``prefix``, the rules of ``others`` (every origin the book has: a loc on
+    another origin is judged by its own, or allowed when the book has none for it, as
+    ``RobotsFilter.judge`` does), and whether they are obeyed (``obey``: the URLs they
+    disallow for the agent are left out) or only counted."""
 
     rules: _native.RobotsRules
     prefix: str
+    others: _native.RobotsRulesByOrigin | None
     obey: bool
 
 
@@ -152,15 +168,22 @@ class RobotsFilter:
         )
 
     def gate(self, url: str, obey: bool) -> RobotsGate:
-        """The compiled core's gate for a run of URLs on ``url``'s origin (a sitemap lists
-        one site's URLs): the rules it judges them by in the crate, with no object made."""
+        """The compiled core's gate for a run of URLs, most on ``url``'s origin (a sitemap
+        mostly lists one site's URLs), the others by theirs: the rules it judges them by in
+        the crate, with no object made."""
         if not url.startswith(self._prefix):
             self._find(url)
         prefix = self._prefix
         rules = self._book.compiled(prefix[:-1])
-        gate = self._gate  # (a sitemap's runs are on one origin: one gate for them all)
-        if gate is None or gate.rules is not rules or gate.prefix != prefix or gate.obey != obey:
-            gate = self._gate = RobotsGate(rules, prefix, obey)
+        others = self._book.by_origin()
+        gate = self._gate  # (a sitemap's runs mostly are on one origin: one gate for them)
+        if gate is None or (gate.rules, gate.others, gate.prefix, gate.obey) != (
+            rules,
+            others,
+            prefix,
+            obey,
+        ):
+            gate = self._gate = RobotsGate(rules, prefix, others, obey)
         return gate
 
     def _find(self, url: str) -> None:
