@@ -25,6 +25,7 @@ __all__ = [
     "build_profile",
     "caught_panics",
     "handovers",
+    "run_keys",
 ]
 
 __version__: Final[str]
@@ -256,3 +257,7 @@ class TextScanner:
     @property
     def error(self) -> tuple[str, int, str] | None:
         """("internal", 0, message) once a panic was caught (a bug), else None."""
+
+def run_keys(locs: list[str]) -> bytes:
+    """Each URL's change-feed key (BLAKE2b, digest size 8), packed as little-endian 64-bit
+    integers; UnicodeEncodeError for a URL with a lone surrogate."""

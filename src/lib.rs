@@ -8,6 +8,7 @@
 //! - [`lines`]: the writer of jsonl / csv / txt lines from [`record`]'s records.
 //! - [`text::TextScanner`]: the byte work of plain-text sitemaps, which the reader uses.
 //! - [`inflate::Inflater`]: the gzip and deflate content codings, a bounded piece at a time.
+//! - [`keys`]: the change feed's keys of URLs (BLAKE2b, 64 bits), as the state store keeps them.
 //!
 //! The Rust part is free of PyO3 (`cargo test` needs no libpython); the `python` feature
 //! adds the bindings.
@@ -19,6 +20,7 @@
 pub mod block;
 pub mod guard;
 pub mod inflate;
+pub mod keys;
 pub mod lines;
 pub mod record;
 mod refs;
@@ -33,6 +35,8 @@ mod py_block;
 mod py_inflate;
 #[cfg(feature = "python")]
 mod pyface;
+#[cfg(feature = "python")]
+mod pykeys;
 #[cfg(feature = "python")]
 mod pylines;
 #[cfg(feature = "python")]

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from itertools import repeat
 
 from ..._base._errors import StateError
-from ._runs import Run, key
+from ..._core._keys import key
+from ._runs import Run
 
 # "srdr" in the SQLite header (offset 68): marks a file this package made, so another
 # application's database is refused instead of being written into.

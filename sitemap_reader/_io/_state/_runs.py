@@ -2,8 +2,9 @@
 feed").
 
 A run is a sitemap's URLs sorted, each with its lastmod (microseconds since 1970, or None)
-and its key: the first 8 bytes of the URL's BLAKE2b digest as a signed 64-bit integer, what
-the store's feed tables index instead of the text. Two URLs of one state file share a key
+and its key (``_core/_keys.py``: the first 8 bytes of the URL's BLAKE2b digest as a signed
+64-bit integer, hashed by the compiled core when it runs), what the store's feed tables
+index instead of the text. Two URLs of one state file share a key
 with odds of about n^2 / 2^65 for n URLs (3 in 10^8 at 1,000,000; 3 in 10^6 at
 10,000,000); such a pair is taken for one URL by the feed (a change of one may hide a
 change of the other), nothing worse. The URLs and lastmods are stored zlib-compressed:
@@ -17,7 +18,8 @@ import json
 import sys
 import zlib
 from array import array
-from hashlib import blake2b
+
+from ..._core._keys import keys as _keys
 
 _LEVEL = 1  # zlib's fastest: sorted URLs compress nearly as well as with 6, at a third of the time
 _NONE = -(2**63)  # a lastmod of None in the stored array (no datetime maps to it)
@@ -25,24 +27,6 @@ _LINES, _JSON = (
     b"\x00",
     b"\x01",
 )  # how the URLs are stored: one a line, or (a line break in one) JSON
-
-
-def key(loc: str) -> int:
-    """The URL's key in the feed tables (a signed 64-bit integer, as SQLite stores it)."""
-    digest = blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True)
-
-
-def _keys(locs: list[str]) -> list[int]:
-    """``key`` of each URL, inline (a call per URL costs a third more)."""
-    digest, number = blake2b, int.from_bytes
-    try:
-        return [
-            number(digest(loc.encode(), digest_size=8).digest(), "little", signed=True)
-            for loc in locs
-        ]
-    except UnicodeEncodeError:  # a lone surrogate in one of them
-        return list(map(key, locs))
 
 
 def _little(values: array[int]) -> bytes:
@@ -78,7 +62,7 @@ class Run:
     def keys(self) -> array[int]:
         """Each URL's key ('q', aligned with ``locs``)."""
         if self._keys is None:
-            self._keys = array("q", _keys(self.locs))
+            self._keys = _keys(self.locs)
         return self._keys
 
     @classmethod
