@@ -16,7 +16,7 @@ incremental skip (docs/incremental.md, "Lastmod trust"). The signals, per docume
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 
@@ -62,18 +62,20 @@ def _at(stamp: int) -> datetime:
 class LastmodStats:
     """The lastmods of one document's entries (or an index's children), as they stream.
 
-    Counted as integers (microseconds since 1970, UTC): hashing and comparing those costs a
-    fraction of aware datetimes' (a cold run with a state file counts every entry). So a day
-    is a UTC day."""
+    Kept as integers (microseconds since 1970, UTC), read once at the end, sorted: the
+    newest is the last, the future a bisection, and an instant (or day) that holds more
+    than half (or nine tenths) of them holds the median, so one count of the median's
+    decides ``stamped``. A Counter of instants cost three times the sort (hashing each of
+    a cold run's distinct lastmods, then every instant again by day). So a day is a UTC day."""
 
-    __slots__ = ("dated", "instants", "news", "undated")
+    __slots__ = ("_sorted", "dated", "news", "stamps", "undated")
 
     def __init__(self) -> None:
         self.dated = 0
         self.undated = 0
         self.news = False  # a news sitemap: many lastmods on one day is its nature
-        # Each instant's count: the newest and the days are read from it once, at the end.
-        self.instants: Counter[int] = Counter()
+        self.stamps: list[int] = []  # the dated lastmods, in the order read
+        self._sorted = True
 
     def add(self, lastmod: datetime | None, news: bool = False) -> None:
         if news:
@@ -82,7 +84,8 @@ class LastmodStats:
             self.undated += 1
             return
         self.dated += 1
-        self.instants[_stamp(lastmod)] += 1
+        self.stamps.append(_stamp(lastmod))
+        self._sorted = False
 
     def add_entries(self, entries: list[Entry]) -> None:
         """``add`` for a batch of entries, counted in bulk: no call per entry."""
@@ -96,33 +99,36 @@ class LastmodStats:
             self.news = True
         if dated:
             self.dated += len(dated)
-            self.instants.update(dated)
+            self.stamps.extend(dated)
+            self._sorted = False
 
-    def days(self) -> Counter[int]:
-        """The lastmods counted by UTC day (days since 1970)."""
-        days: Counter[int] = Counter()
-        for at, count in self.instants.items():
-            days[at // _DAY] += count
-        return days
+    def _in_order(self) -> list[int]:
+        if not self._sorted:
+            self.stamps.sort()
+            self._sorted = True
+        return self.stamps
 
     def signals(self, index_lastmod: datetime | None, now: datetime) -> dict[str, int]:
         """This document's in-run signals; ``index_lastmod`` is what its index said."""
         counts = {"dated": self.dated, "undated": self.undated}
-        limit = _stamp(now + SKEW)
-        counts["future"] = sum(n for at, n in self.instants.items() if at > limit)
+        stamps = self._in_order()
+        counts["future"] = len(stamps) - bisect_right(stamps, _stamp(now + SKEW))
         counts["stamped"] = int(self.stamped(now))
-        if index_lastmod is not None and self.instants:
-            stale = max(self.instants) > _stamp(index_lastmod + SKEW)
+        if index_lastmod is not None and stamps:
+            stale = stamps[-1] > _stamp(index_lastmod + SKEW)
             counts["stale" if stale else "consistent"] = 1
         return counts
 
     def stamped(self, now: datetime) -> bool:
         """Most lastmods on one recent instant, or nearly all on one recent day: a build
-        stamp."""
+        stamp. Such an instant or day holds the median lastmod, so only its is counted."""
         if self.news or self.dated < STAMP_MIN:
             return False
-        instant, at_instant = self.instants.most_common(1)[0]
-        day, on_day = self.days().most_common(1)[0]
+        stamps = self._in_order()
+        instant = stamps[len(stamps) // 2]
+        at_instant = bisect_right(stamps, instant) - bisect_left(stamps, instant)
+        day = instant // _DAY
+        on_day = bisect_left(stamps, (day + 1) * _DAY) - bisect_left(stamps, day * _DAY)
         recent = now.date() - STAMP_RECENT
         return (at_instant * 2 > self.dated and _at(instant).date() >= recent) or (
             on_day * 10 > self.dated * 9 and _at(day * _DAY).date() >= recent
