@@ -186,15 +186,28 @@ def _scanned(pieces: list[bytes], limits: Limits = _DEFAULT) -> tuple[list[Any],
     return events, taken
 
 
-def _read_between_plain(block: str, root: str = "") -> tuple[list[Any], int]:
-    """The fast path's events for ``block`` between two plain blocks (the root's start tag
-    with the attributes ``root``), after asserting they are the exact path's; and how many
-    records the scanner took."""
+def _between_plain(block: str, root: str = "") -> bytes:
+    """A urlset holding ``block`` between two plain blocks (the root's start tag with the
+    attributes ``root``)."""
     plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+    return f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
+
+
+def _read_between_plain(block: str, root: str = "") -> tuple[list[Any], int]:
+    """The fast path's events for ``block`` between two plain blocks, after asserting they
+    are the exact path's; and how many records the scanner took."""
+    doc = _between_plain(block, root)
     fast, taken = _scanned([doc])
     assert fast == parse(doc, fast=False)
     return fast, taken
+
+
+def _same_wherever_cut(block: str, root: str, fast: list[Any], step: int) -> None:
+    """The fast path gives ``fast`` for ``block`` between two plain blocks, cut at every
+    ``step``-th byte."""
+    doc = _between_plain(block, root)
+    for at in range(1, len(doc), step):
+        assert _scanned(cut_at(doc, [at]))[0] == fast, at
 
 
 def _share(part: int, total: int) -> str:
@@ -362,10 +375,7 @@ def test_a_record_inside_a_record_is_the_scanners(
     noted = next(e for e in fast if isinstance(e, Problem))
     assert noted.kind == ProblemKind.UNCLOSED_ENTRY
     assert (noted.line, noted.column, noted.example) == (*where, "'https://example.com/x'")
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}">{plain}\n{block}\n{plain}</urlset>'.encode()
-    for at in range(1, len(doc), 3):
-        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    _same_wherever_cut(block, "", fast, 3)
     index = (
         f'<sitemapindex xmlns="{SITEMAP_NS}"><sitemap><loc>https://example.com/1</loc>'
         "<sitemap><loc>https://example.com/2</loc></sitemap></sitemap></sitemapindex>"
@@ -388,10 +398,7 @@ def test_what_a_record_run_into_notes_comes_before_its_unclosed_entry() -> None:
     assert taken == 4
     kinds = [e.kind for e in fast if isinstance(e, Problem)]
     assert kinds == [ProblemKind.IMAGE_MISSING_LOC, ProblemKind.UNCLOSED_ENTRY]
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
-    for at in range(1, len(doc), 3):
-        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    _same_wherever_cut(block, root, fast, 3)
 
 
 _MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
@@ -481,10 +488,7 @@ def test_a_lookalike_is_the_scanners_and_counted_as_the_exact_path_counts_it(
     (noted,) = (e for e in fast if isinstance(e, Problem))
     assert noted.kind == ProblemKind.INVALID_EXTENSION
     assert noted.example == f"{example}, which is no extension's, was not read"
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}" {root}>{plain}\n{block}\n{plain}</urlset>'.encode()
-    for at in range(1, len(doc), 5):
-        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    _same_wherever_cut(block, " " + root, fast, 5)
 
 
 @needs_compiled
@@ -526,10 +530,7 @@ def test_what_a_link_or_an_image_holds_besides_its_own_is_the_scanners(
     fast, taken = _read_between_plain(block, root)
     assert taken == scanned
     assert entries(fast)[1].images or entries(fast)[1].alternates
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
-    for at in range(1, len(doc), 5):
-        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    _same_wherever_cut(block, root, fast, 5)
 
 
 @needs_compiled
@@ -556,10 +557,7 @@ def test_prefixed_attributes_on_a_skipped_element_are_the_scanners(
     root = f' xmlns:mobile="{_MOBILE_NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
     fast, taken = _read_between_plain(block, root)
     assert taken == scanned
-    plain = "<url><loc>https://example.com/p</loc></url>"
-    doc = f'<urlset xmlns="{SITEMAP_NS}"{root}>{plain}\n{block}\n{plain}</urlset>'.encode()
-    for at in range(1, len(doc), 5):
-        assert _scanned(cut_at(doc, [at]))[0] == fast, at
+    _same_wherever_cut(block, root, fast, 5)
 
 
 @needs_compiled
