@@ -42,6 +42,7 @@ import re
 import sys
 import threading
 import uuid
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -418,8 +419,8 @@ def read_sites(
     config: ReaderConfig | None = None,
     state_dir: str | os.PathLike[str] | None = None,
     sites_per_task: int = 16,
-    batch_small: int = 8,
-    leaves_per_task: int = 1,
+    batch_small: int | None = None,
+    leaves_per_task: int | None = None,
     per_host: int | None = 2,
     keep_profiler: bool = False,
 ) -> tuple[dd.DataFrame, dd.DataFrame]:
@@ -466,7 +467,7 @@ def read_sites(
         sites_per_task: sites a partition holds, about: a host's sites are never split,
             so a host with more sites makes a larger partition.
         batch_small: no effect since the read is partitioned by host (kept so that calls
-            that pass it still work).
+            that pass it still work, with a ``DeprecationWarning``).
         leaves_per_task: no effect, as ``batch_small``.
         per_host: requests in flight to one host at once (2 by default), whichever task
             sends them; None lifts this bound and the leases of shared hosts, leaving each
@@ -484,12 +485,19 @@ def read_sites(
     """
     for name, value in (
         ("sites_per_task", sites_per_task),
-        ("batch_small", batch_small),
-        ("leaves_per_task", leaves_per_task),
+        ("batch_small", 1 if batch_small is None else batch_small),
+        ("leaves_per_task", 1 if leaves_per_task is None else leaves_per_task),
         ("per_host", 1 if per_host is None else per_host),
     ):
         if value < 1:
             raise ValueError(f"{name} must be at least 1, not {value}")
+    for name, given in (("batch_small", batch_small), ("leaves_per_task", leaves_per_task)):
+        if given is not None:  # a caller who tunes it should learn that it does nothing now
+            warnings.warn(
+                f"read_sites: {name} has no effect since the read is partitioned by host",
+                DeprecationWarning,
+                stacklevel=2,
+            )
     if config is not None and config.incremental.changes:
         raise ValueError("read_sites reads entries; the change feed needs SitemapReader.walk")
     entries_meta = entries_to_dataframe([])  # fails early when pandas or pyarrow is missing

@@ -328,7 +328,7 @@ def test_request_headers_travel_to_every_task(client: Client) -> None:
         s.add("/index.xml", xml(sitemapindex(*(s.a(f"/leaf-{i}.xml") for i in range(3)))))
         for i in range(3):
             s.add(f"/leaf-{i}.xml", xml(urlset(s.a(f"/{i}"))))
-        entries, problems = read_sites([s.a("/")], config=config, batch_small=1)
+        entries, problems = read_sites([s.a("/")], config=config)
         rows, problem_rows = compute(entries, problems)
         assert sorted(rows["loc"]) == [s.a(f"/{i}") for i in range(3)] and problem_rows.empty
         leaves = [h for h in s.site.hits if h.path.startswith("/leaf-")]
@@ -677,6 +677,21 @@ async def test_a_lease_wait_ends_at_the_deadline_and_the_late_lease_goes_back() 
 def test_per_host_must_be_positive(client: Client, sites: Sites) -> None:
     with pytest.raises(ValueError, match="per_host must be at least 1, not 0"):
         read_sites(sites.urls, config=CONFIG, per_host=0)
+
+
+def test_the_knobs_of_the_old_partitioning_warn_that_they_do_nothing(
+    client: Client, sites: Sites
+) -> None:
+    """batch_small and leaves_per_task are accepted, say they have no effect, and change
+    nothing of the read."""
+    small = [s.a("/") for s in sites.small]
+    expected, _ = read_sites(small, config=CONFIG)
+    with pytest.warns(DeprecationWarning, match="batch_small has no effect"):
+        entries, _ = read_sites(small, config=CONFIG, batch_small=2)
+    assert sorted(entries.compute()["loc"]) == sorted(expected.compute()["loc"])
+    with pytest.warns(DeprecationWarning, match="leaves_per_task has no effect"):
+        entries, _ = read_sites(small, config=CONFIG, leaves_per_task=3)
+    assert sorted(entries.compute()["loc"]) == sorted(expected.compute()["loc"])
 
 
 def _profiling(dask_worker: Worker) -> bool:
